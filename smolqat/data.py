@@ -8,7 +8,7 @@ __all__ = ['VAL_WORKS', 'NL', 'BOS_ID', 'SHARD_MAGIC', 'SHARD_VERSION', 'HEADER_
            'write_shard', 'read_shard', 'TokenLoader', 'DataPaths', 'default_cache_dir', 'prepare_data',
            'xz_conditional_bpb']
 
-# %% ../nbs/00_data.ipynb #91d33f7a
+# %% ../nbs/00_data.ipynb #aea686a1
 import io, json, lzma, math, os, shutil, tarfile, tempfile
 from dataclasses import dataclass, asdict, field
 from importlib import resources
@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import torch
 import sentencepiece as spm
+from .core import atomic_write_bytes
 
-# %% ../nbs/00_data.ipynb #fff83991
+# %% ../nbs/00_data.ipynb #0b15c2f8
 VAL_WORKS = {"shakespeare": ("troilus_and_cressida", "twelfth_night", "two_gentlemen_of_verona", "winters_tale")}
 
 def corpus_file(name:str)->Path:
@@ -34,7 +35,7 @@ def load_works(name:str="shakespeare")->dict:
         members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
         return {m.name.removesuffix(".txt").removesuffix("_gut"): tf.extractfile(m).read().decode("utf-8") for m in members}
 
-# %% ../nbs/00_data.ipynb #40678fae
+# %% ../nbs/00_data.ipynb #bdf954ab
 def load_corpus(name:str="shakespeare", # embedded corpus name, or a path to a UTF-8 .txt file (split "all" only)
                 split:str="train",      # "train" | "val" | "all"
                )->str:
@@ -48,7 +49,7 @@ def load_corpus(name:str="shakespeare", # embedded corpus name, or a path to a U
     keep = {"train": lambda w: w not in val, "val": lambda w: w in val, "all": lambda w: True}[split]
     return "\n\n".join(t for w, t in works.items() if keep(w))
 
-# %% ../nbs/00_data.ipynb #93fa03b6
+# %% ../nbs/00_data.ipynb #981c734e
 NL = "\u23ce"  # reserved newline symbol; must not occur in the text
 BOS_ID = 1     # every token stream starts with BOS (0 bytes, a boundary)
 
@@ -71,7 +72,7 @@ def _line_chunks(s:str, max_chars:int=2000)->list:
     out.append(NL.join(cur))
     return out
 
-# %% ../nbs/00_data.ipynb #35e60f49
+# %% ../nbs/00_data.ipynb #fea81b2c
 class Tokenizer:
     "A sentencepiece BPE model plus the newline mapping; `decode(encode(x)) == x`."
     def __init__(self, path): 
@@ -86,7 +87,7 @@ class Tokenizer:
     def decode(self, ids)->str: return from_sp_text(self.sp.decode([int(i) for i in ids]))
     def __repr__(self): return f"Tokenizer({self.path.name}, vocab_size={self.vocab_size})"
 
-# %% ../nbs/00_data.ipynb #d3c11ed2
+# %% ../nbs/00_data.ipynb #23da7589
 def train_tokenizer(text:str,             # training text
                     vocab_size:int=1024,  # number of pieces, incl. 256 byte-fallback pieces and <unk>, <s>
                     path=None,            # where to write the .model file (default: a temp dir)
@@ -106,7 +107,7 @@ def train_tokenizer(text:str,             # training text
     except RuntimeError as e: raise ValueError(f"sentencepiece could not train vocab_size={vocab_size}: {e}") from None
     return Tokenizer(path) if newline_symbol else spm.SentencePieceProcessor(model_file=str(path))
 
-# %% ../nbs/00_data.ipynb #be21b98c
+# %% ../nbs/00_data.ipynb #c5ee67df
 @dataclass
 class ByteLUTs:
     "Per-token-id tables for counting the UTF-8 bytes behind a token stream."
@@ -135,19 +136,8 @@ def token_bytes(prev:torch.Tensor, tgt:torch.Tensor, luts:ByteLUTs)->torch.Tenso
     "Bytes behind each target token given the token before it (same shapes, int32)."
     return luts.base_bytes[tgt].int() + (luts.has_leading_space[tgt] & ~luts.is_boundary[prev]).int()
 
-# %% ../nbs/00_data.ipynb #b3af9352
+# %% ../nbs/00_data.ipynb #cf436a11
 SHARD_MAGIC, SHARD_VERSION, HEADER_INTS = 20240520, 1, 256
-
-def _atomic_write_bytes(path:Path, chunks):
-    "Write byte chunks to `path` through a temp file in the same folder and a rename."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for c in chunks: f.write(c)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True); raise
 
 def write_shard(path, tokens):
     "Write a token shard (uint16 tokens) atomically."
@@ -156,7 +146,7 @@ def write_shard(path, tokens):
     if t.size and (t.min() < 0 or t.max() > 65535):
         raise ValueError(f"write_shard({path}): token ids must be in [0, 65535] for uint16 shards, got [{t.min()}, {t.max()}]")
     header = np.zeros(HEADER_INTS, dtype="<i4"); header[:3] = SHARD_MAGIC, SHARD_VERSION, t.size
-    _atomic_write_bytes(Path(path), [header.tobytes(), t.astype("<u2").tobytes()])
+    atomic_write_bytes(path, [header.tobytes(), t.astype("<u2").tobytes()])
 
 def read_shard(path)->np.memmap:
     "Memory-map the tokens of a shard after checking its header and size."
@@ -169,7 +159,7 @@ def read_shard(path)->np.memmap:
     if path.stat().st_size != want: raise ValueError(f"shard {path}: {path.stat().st_size} bytes, expected {want} for {n} tokens")
     return np.memmap(path, dtype="<u2", mode="r", offset=HEADER_INTS * 4, shape=(n,))
 
-# %% ../nbs/00_data.ipynb #6276267f
+# %% ../nbs/00_data.ipynb #cd431fbc
 def _coprime_stride(n:int, rng)->int:
     "A random stride in [1, n) coprime with n (1 if n <= 2)."
     if n <= 2: return 1
@@ -216,7 +206,7 @@ class TokenLoader:
         t = torch.from_numpy(buf)
         return t[:, :-1], t[:, 1:]
 
-# %% ../nbs/00_data.ipynb #42247b0b
+# %% ../nbs/00_data.ipynb #477c76b1
 @dataclass
 class DataPaths:
     "Where prepare_data put a corpus's tokenizer and shards."
@@ -260,7 +250,7 @@ def prepare_data(corpus:str="shakespeare", # embedded corpus name
     meta = json.loads((root / "meta.json").read_text())
     return DataPaths(root, root / "tokenizer.model", sorted(root.glob("train_*.bin")), sorted(root.glob("val_*.bin")), meta)
 
-# %% ../nbs/00_data.ipynb #cb93178f
+# %% ../nbs/00_data.ipynb #dfabc3d2
 def xz_conditional_bpb(train:str, val:str, sep:str="\n\n")->float:
     "Bits per val byte that `xz -9e` spends on `val` after having seen `train`."
     c = lambda b: len(lzma.compress(b, preset=9 | lzma.PRESET_EXTREME))
