@@ -6,7 +6,7 @@
 __all__ = ['TrainConfig', 'lr_mult', 'muon_momentum', 'save_checkpoint', 'load_checkpoint', 'append_metrics', 'read_metrics',
            'resolve_device', 'check_vocab', 'autocast_dtype', 'train', 'run_from_config', 'main']
 
-# %% ../nbs/04_train.ipynb #ee729966
+# %% ../nbs/04_train.ipynb #337bf051
 import argparse, io, json, math, os, time
 from contextlib import nullcontext
 from dataclasses import dataclass, asdict, field
@@ -22,7 +22,7 @@ import numpy as np
 from .muon import build_optimizers
 from .eval import eval_bpb
 
-# %% ../nbs/04_train.ipynb #331a7bb0
+# %% ../nbs/04_train.ipynb #fd5cac3b
 @dataclass
 class TrainConfig:
     steps: int = 1000              # optimizer steps (an upper bound when max_seconds > 0)
@@ -58,7 +58,7 @@ class TrainConfig:
         if self.steps < 1 or self.batch_size < 1 or self.seq_len < 1:
             raise ValueError(f"TrainConfig: steps, batch_size, seq_len must be >= 1, got {self.steps}, {self.batch_size}, {self.seq_len}")
 
-# %% ../nbs/04_train.ipynb #2feab48f
+# %% ../nbs/04_train.ipynb #b5ad40f8
 def lr_mult(cfg:TrainConfig, step:int, elapsed:float)->float:
     "LR multiplier at `step` after `elapsed` training seconds."
     warm = min(1.0, (step + 1) / cfg.warmup_steps) if cfg.warmup_steps > 0 else 1.0
@@ -71,7 +71,7 @@ def muon_momentum(cfg:TrainConfig, step:int)->float:
     f = min(1.0, step / cfg.muon_momentum_warmup) if cfg.muon_momentum_warmup > 0 else 1.0
     return (1 - f) * cfg.muon_momentum_start + f * cfg.muon_momentum
 
-# %% ../nbs/04_train.ipynb #9640e69a
+# %% ../nbs/04_train.ipynb #4c595af0
 def save_checkpoint(path, model, optimizers, step:int, elapsed:float, cfg:TrainConfig):
     "Write a training checkpoint atomically."
     buf = io.BytesIO()
@@ -84,7 +84,7 @@ def load_checkpoint(path)->dict:
     try: return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e: raise ValueError(f"checkpoint {path} could not be loaded: {e}") from None
 
-# %% ../nbs/04_train.ipynb #ec24c7c9
+# %% ../nbs/04_train.ipynb #fc1d399c
 def append_metrics(path, rec:dict):
     "Append one record to a metrics.jsonl file."
     if path is None: return
@@ -100,7 +100,7 @@ def _truncate_metrics(path, step:int):
     keep = [r for r in read_metrics(path) if r["step"] <= step]
     atomic_write_bytes(path, "".join(json.dumps(r) + "\n" for r in keep).encode())
 
-# %% ../nbs/04_train.ipynb #c8677dfb
+# %% ../nbs/04_train.ipynb #841629c8
 def resolve_device(device:str="auto")->torch.device:
     "`auto` -> cuda when available, else cpu."
     if device == "auto": return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -122,7 +122,7 @@ def _autocast(cfg:TrainConfig, device:torch.device):
 
 def _max_token(loader:TokenLoader)->int: return max(int(d.max()) for d in loader.data if len(d))
 
-# %% ../nbs/04_train.ipynb #f26fb3a5
+# %% ../nbs/04_train.ipynb #0337dd3b
 def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
     "Load a checkpoint if there is one (every rank reads it); return (step, elapsed)."
     if not ckpt_path.exists(): return 0, 0.0
@@ -141,7 +141,7 @@ def _set_schedules(cfg:TrainConfig, optimizers, step:int, elapsed:float)->float:
             if "momentum" in g and "nesterov" in g: g["momentum"] = muon_momentum(cfg, step)
     return m
 
-# %% ../nbs/04_train.ipynb #d5c361cb
+# %% ../nbs/04_train.ipynb #990ce0d4
 def _dist()->tuple:
     "(rank, world_size) under torch.distributed, else (0, 1)."
     if dist.is_available() and dist.is_initialized(): return dist.get_rank(), dist.get_world_size()
@@ -157,7 +157,7 @@ def _wrap(model, cfg:TrainConfig, dev:torch.device, world:int):
     fwd = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None) if world > 1 else model
     return torch.compile(fwd) if cfg.compile else fwd
 
-# %% ../nbs/04_train.ipynb #cec4112d
+# %% ../nbs/04_train.ipynb #add4a224
 def train(cfg:TrainConfig,              # the run's hyperparameters
           model,                        # a GPT (moved to the device here)
           loader:TokenLoader,           # training batches; loader.batch(step) -> this rank's (x, y)
@@ -218,7 +218,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
         append_metrics(mpath, dict(step=step, val_loss=v["loss"], val_bpb=v["bpb"], elapsed=round(elapsed, 3)))
     return out
 
-# %% ../nbs/04_train.ipynb #594d3aa1
+# %% ../nbs/04_train.ipynb #cdbbc0e8
 def run_from_config(spec:dict)->dict:
     "Prepare data, build the model and train it from a plain dict: {model: {...}, train: {...}, data: {...}, run_dir: str}."
     rank, world = _dist()
