@@ -5,11 +5,10 @@
 # %% auto #0
 __all__ = ['GRANULARITIES', 'STATS', 'FP16_MAX', 'WEIGHT_MODES', 'ste', 'activation_quant', 'ternary_scale', 'ternarize',
            'weight_quant_ternary', 'quantize_int_rows', 'weight_quant_int', 'BitLinear', 'set_quant_alpha',
-           'ternary_zero_share', 'QuantConfig', 'is_fp_island', 'make_bitlinear', 'bitlinear_factory', 'qat_alpha',
-           'distill_loss', 'pack_ternary', 'unpack_ternary', 'enc_ternary', 'dec_ternary', 'ternary_scheme',
-           'ternary_policy']
+           'ternary_zero_share', 'QuantConfig', 'qat_alpha', 'distill_loss', 'pack_ternary', 'unpack_ternary',
+           'enc_ternary', 'dec_ternary', 'ternary_scheme', 'ternary_policy']
 
-# %% ../nbs/03_bitlinear.ipynb #7194e46a
+# %% ../nbs/03_bitlinear.ipynb #830d5bae
 import math
 from dataclasses import dataclass, asdict
 from functools import partial
@@ -18,9 +17,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .core import check_types
-from .model import CastedLinear, GPTConfig, LINEAR_ROLES, RMSNorm
 
-# %% ../nbs/03_bitlinear.ipynb #e37e85e2
+# %% ../nbs/03_bitlinear.ipynb #3bb47300
 def ste(x:Tensor,           # the real-valued tensor that receives the gradient
         q:Tensor,           # its quantized version (no gradient needed)
         alpha=1.0,          # blend in [0, 1]: float or 0-dim tensor (a buffer, for torch.compile)
@@ -29,7 +27,7 @@ def ste(x:Tensor,           # the real-valued tensor that receives the gradient
     if torch.is_tensor(alpha): alpha = alpha.to(x.dtype)
     return torch.lerp(x.detach(), q.detach().to(x.dtype), alpha) + (x - x.detach())
 
-# %% ../nbs/03_bitlinear.ipynb #2d35501d
+# %% ../nbs/03_bitlinear.ipynb #149da985
 def _qmax(bits:int)->int: return 2 ** (bits - 1) - 1
 
 def _act_deq(x:Tensor, bits:int=8, eps:float=1e-5)->Tensor:
@@ -45,7 +43,7 @@ def activation_quant(x:Tensor,      # (..., features) activations; each last-dim
     "Per-token absmax int-k fake quantization with a straight-through gradient."
     return ste(x, _act_deq(x, bits, eps))
 
-# %% ../nbs/03_bitlinear.ipynb #443c675f
+# %% ../nbs/03_bitlinear.ipynb #48210a65
 GRANULARITIES = ("channel", "group", "tensor")
 STATS = ("absmedian", "absmean")
 FP16_MAX = 65504.0
@@ -64,7 +62,7 @@ def _fp16_exact(s:Tensor, eps:float)->Tensor:
     "Clamp scales to [eps, fp16 max] and round them to fp16 (returned as fp32)."
     return s.clamp(eps, FP16_MAX).to(torch.float16).float()
 
-# %% ../nbs/03_bitlinear.ipynb #91e0c8da
+# %% ../nbs/03_bitlinear.ipynb #c14f4af3
 def ternary_scale(w:Tensor,                 # (out_features, in_features) weight
                   granularity:str="channel",# "channel" (per row) | "group" (per group_size inputs of a row) | "tensor"
                   stat:str="absmedian",     # "absmedian" (b1.58 Reloaded) | "absmean" (b1.58)
@@ -99,7 +97,7 @@ def weight_quant_ternary(w:Tensor, granularity:str="channel", stat:str="absmedia
     "Ternary fake quantization of a weight with a straight-through gradient."
     return ste(w, _ternary_deq(w, granularity, stat, group_size, eps))
 
-# %% ../nbs/03_bitlinear.ipynb #69df6e3a
+# %% ../nbs/03_bitlinear.ipynb #872a8ad7
 def quantize_int_rows(w:Tensor,         # (out_features, in_features) weight
                       bits:int=8,       # 2..8: levels in [-(2^(bits-1)-1), 2^(bits-1)-1]
                       eps:float=1e-5,   # scale floor (all-zero rows)
@@ -119,7 +117,7 @@ def weight_quant_int(w:Tensor, bits:int=8)->Tensor: # like w, fake-quantized, id
     "Per-row symmetric int-k fake quantization with a straight-through gradient."
     return ste(w, _int_deq(w, bits))
 
-# %% ../nbs/03_bitlinear.ipynb #b313080f
+# %% ../nbs/03_bitlinear.ipynb #b898ab09
 WEIGHT_MODES = ("ternary", "int8", "int6", "int5", "int4", "fp")
 
 def _check_opts(owner:str, weight_mode:str, act_bits:int, granularity:str, stat:str, group_size:int):
@@ -131,7 +129,7 @@ def _check_opts(owner:str, weight_mode:str, act_bits:int, granularity:str, stat:
     if stat not in STATS: raise bad("stat", f"one of {STATS}", stat)
     if group_size < 1: raise bad("group_size", ">= 1", group_size)
 
-# %% ../nbs/03_bitlinear.ipynb #13c33bfb
+# %% ../nbs/03_bitlinear.ipynb #ca479aa0
 class BitLinear(nn.Linear):
     "Drop-in for CastedLinear: ternary or int-k weights and int-k per-token activations, blended in by the `quant_alpha` buffer."
     def __init__(self, in_features:int, out_features:int, bias:bool=False,
@@ -146,7 +144,7 @@ class BitLinear(nn.Linear):
         if granularity == "group" and in_features % group_size:
             raise ValueError(f"BitLinear.group_size={group_size}: expected a divisor of in_features={in_features}")
         self.weight_mode, self.act_bits, self.granularity, self.stat, self.group_size = weight_mode, act_bits, granularity, stat, group_size
-        self.pre_norm = RMSNorm() if pre_norm else None
+        self.pre_norm = pre_norm
         self.register_buffer("quant_alpha", torch.ones(()), persistent=False)
 
     def quantized_weight(self)->Tensor:
@@ -158,7 +156,7 @@ class BitLinear(nn.Linear):
     def effective_weight(self)->Tensor: return ste(self.weight, self.quantized_weight(), self.quant_alpha)
 
     def forward(self, x:Tensor)->Tensor:
-        if self.pre_norm is not None: x = self.pre_norm(x)
+        if self.pre_norm: x = F.rms_norm(x, (x.size(-1),))
         if self.act_bits: x = ste(x, _act_deq(x, self.act_bits), self.quant_alpha)
         bias = None if self.bias is None else self.bias.to(x.dtype)
         return F.linear(x, self.effective_weight().to(x.dtype), bias)
@@ -166,7 +164,7 @@ class BitLinear(nn.Linear):
     def extra_repr(self)->str:
         return super().extra_repr() + f", weight_mode={self.weight_mode}, act_bits={self.act_bits}, stat={self.stat}, granularity={self.granularity}"
 
-# %% ../nbs/03_bitlinear.ipynb #06847471
+# %% ../nbs/03_bitlinear.ipynb #40bf2d6f
 def set_quant_alpha(model:nn.Module,  # any module; every BitLinear inside is set
                     alpha:float,      # 0: fp forward, 1: fully quantized
                    )->int:            # number of BitLinear layers set
@@ -177,13 +175,13 @@ def set_quant_alpha(model:nn.Module,  # any module; every BitLinear inside is se
         for m in layers: m.quant_alpha.fill_(float(alpha))
     return len(layers)
 
-# %% ../nbs/03_bitlinear.ipynb #85eae2d0
+# %% ../nbs/03_bitlinear.ipynb #c3ba30d2
 def ternary_zero_share(model:nn.Module, stat:str|None=None)->dict: # name -> share of zero trits
     "Share of zero trits of each ternary BitLinear (with its own scale options, or with `stat` instead)."
     return {n: (ternarize(m.weight, m.granularity, stat or m.stat, m.group_size)[0] == 0).float().mean().item()
             for n, m in model.named_modules() if isinstance(m, BitLinear) and m.weight_mode == "ternary"}
 
-# %% ../nbs/03_bitlinear.ipynb #39e4573f
+# %% ../nbs/03_bitlinear.ipynb #c109b175
 @dataclass
 class QuantConfig:
     weight_mode: str = "ternary"    # hidden linears: "ternary" | "int8" | "int6" | "int5" | "int4" | "fp"
@@ -203,28 +201,7 @@ class QuantConfig:
         "BitLinear keyword arguments."
         return {k: v for k, v in asdict(self).items() if k != "fp_boundary"}
 
-# %% ../nbs/03_bitlinear.ipynb #319124f4
-def is_fp_island(role:str, layer:int, n_layer:int, fp_boundary:int)->bool:
-    "True for the lm_head and for linears of the first/last `fp_boundary` blocks."
-    return role == "lm_head" or layer < fp_boundary or layer >= n_layer - fp_boundary
-
-def make_bitlinear(qcfg:QuantConfig,  # quantization options
-                   cfg:GPTConfig,     # model config (n_layer places the fp islands)
-                   in_features:int, out_features:int,
-                   role:str,          # one of LINEAR_ROLES
-                   layer:int,         # block index; n_layer for lm_head
-                  )->nn.Module:
-    "CastedLinear on an fp island, else BitLinear."
-    if role not in LINEAR_ROLES: raise ValueError(f"role={role!r}; expected one of {LINEAR_ROLES}")
-    if is_fp_island(role, layer, cfg.n_layer, qcfg.fp_boundary): return CastedLinear(in_features, out_features, bias=False)
-    return BitLinear(in_features, out_features, bias=False, **qcfg.layer_kwargs())
-
-def bitlinear_factory(qcfg:QuantConfig)->partial:
-    "A `linear_factory` for GPT: `GPT(cfg, linear_factory=bitlinear_factory(qcfg))`."
-    if not isinstance(qcfg, QuantConfig): raise TypeError(f"qcfg: expected a QuantConfig, got {type(qcfg).__name__}")
-    return partial(make_bitlinear, qcfg)
-
-# %% ../nbs/03_bitlinear.ipynb #2619407e
+# %% ../nbs/03_bitlinear.ipynb #88613fb1
 def qat_alpha(step:int,                 # optimizer steps done
               total_steps:int,          # steps in the run
               qat_start_frac:float=0.0, # alpha = 0 before this fraction of the run
@@ -238,7 +215,7 @@ def qat_alpha(step:int,                 # optimizer steps done
     if step < start: return 0.0
     return 1.0 if ramp <= 0 else min(1.0, (step - start) / ramp)
 
-# %% ../nbs/03_bitlinear.ipynb #3b390869
+# %% ../nbs/03_bitlinear.ipynb #411cf286
 def distill_loss(student_logits:Tensor,  # (..., V)
                  teacher_logits:Tensor,  # (..., V), same shape; no gradient flows into it
                  targets:Tensor,         # (...) next-token ids; ignore_index positions are skipped
@@ -257,7 +234,7 @@ def distill_loss(student_logits:Tensor,  # (..., V)
     kl = (log_pt.exp() * (log_pt - F.log_softmax(s / T, -1))).sum(-1)
     return (1 - alpha) * (ce * keep).sum() / n + alpha * T * T * (kl * keep).sum() / n
 
-# %% ../nbs/03_bitlinear.ipynb #ef51bb1f
+# %% ../nbs/03_bitlinear.ipynb #ea11c018
 _POW3 = (1, 3, 9, 27, 81)
 
 def pack_ternary(q:Tensor)->tuple: # (uint8 (ceil(numel/5),), shape tuple)
@@ -279,7 +256,7 @@ def unpack_ternary(packed:Tensor,  # uint8 bytes from pack_ternary
     d = (packed.to(torch.int16)[:, None] // torch.tensor(_POW3, dtype=torch.int16)) % 3
     return (d.reshape(-1)[:n] - 1).to(torch.int8).reshape(shape)
 
-# %% ../nbs/03_bitlinear.ipynb #3fedf468
+# %% ../nbs/03_bitlinear.ipynb #1d2ddce3
 def enc_ternary(t:Tensor, granularity:str="channel", stat:str="absmedian", group_size:int=64)->dict:
     "Export entry of a ternary weight: packed trits (uint8), shape (int64), scales (fp16 (R, G))."
     q, s = ternarize(t, granularity, stat, group_size)

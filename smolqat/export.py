@@ -6,7 +6,8 @@
 __all__ = ['INT8_CLIP_Q', 'SCHEMES', 'KEEP_FLOAT_MAX_NUMEL', 'QUANT_FORMAT', 'ARTIFACT_MAGIC', 'ARTIFACT_VERSION', 'COMPRESSORS',
            'quantize_int8_rows', 'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8',
            'dequantize_state_dict', 'save_artifact', 'read_artifact', 'load_artifact', 'code_bytes', 'artifact_size',
-           'build_gpt', 'roundtrip_model']
+           'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy', 'quantize_model', 'dequantize_model_state',
+           'compressed_bits_per_weight']
 
 # %% ../nbs/07_export.ipynb #65cea8d0
 import io, lzma, zlib
@@ -17,6 +18,7 @@ import torch
 import torch.nn as nn
 from .core import atomic_write_bytes
 from .model import GPT, GPTConfig, CONTROL_PATTERNS
+from .bitlinear import BitLinear, quantize_int_rows, ternary_scheme
 
 # %% ../nbs/07_export.ipynb #c3068ffe
 INT8_CLIP_Q = 0.9999984  # per-row quantile of |w| that becomes the int8 clip value
@@ -171,7 +173,8 @@ def read_artifact(path)->dict:
 def load_artifact(path)->tuple: # (state_dict, config dict)
     "State dict (dequantized) and model config stored in an artifact."
     p = read_artifact(path)
-    try: return dequantize_state_dict(p["quant"]), p["config"]
+    base = all(e["scheme"] in SCHEMES for e in p["quant"]["entries"].values())
+    try: return dequantize_state_dict(p["quant"], SCHEMES if base else export_schemes(GPTConfig(**p["config"]))), p["config"]
     except ValueError as e: raise ValueError(f"artifact {path}: {e}") from None
 
 # %% ../nbs/07_export.ipynb #367c2b36
@@ -196,8 +199,8 @@ def artifact_size(path,               # artifact file
 
 # %% ../nbs/07_export.ipynb #dc3ca642
 def build_gpt(config:dict)->nn.Module:
-    "GPT(GPTConfig(**config))."
-    return GPT(GPTConfig(**config))
+    "GPT(GPTConfig(**config)); QAT layers come back with weight_mode fp, since their stored weights are already on the grid."
+    return GPT(GPTConfig(**{**config, "weight_mode": "fp"}))
 
 def roundtrip_model(path,             # artifact file
                     build=build_gpt,  # config dict -> nn.Module with the stored parameter names
@@ -208,3 +211,36 @@ def roundtrip_model(path,             # artifact file
     try: model.load_state_dict(sd, strict=True)
     except RuntimeError as e: raise ValueError(f"artifact {path}: its weights do not fit the model built from its config: {e}") from None
     return model
+
+# %% ../nbs/07_export.ipynb #056dacb9
+def _enc_int_row(bits:int):
+    def enc(t): q, s = quantize_int_rows(t, bits); return dict(q=q, scale=s.reshape(-1).to(torch.float16))
+    return enc
+
+def export_schemes(cfg:GPTConfig)->dict:
+    "All schemes a model of config `cfg` may need: the base ones, ternary with its options, and int-k rows."
+    ints = {f"int{k}_row": (_enc_int_row(k), _dec_int8_row) for k in (8, 6, 5, 4)}
+    return {**SCHEMES, **ints, "ternary": ternary_scheme(cfg.quant_config())}
+
+def qat_policy(model:nn.Module, fallback=int8_policy):
+    "Scheme per tensor: BitLinear weights by their weight_mode, every other tensor by `fallback`."
+    modes = {f"{n}.weight": m.weight_mode for n, m in model.named_modules() if isinstance(m, BitLinear) and m.weight_mode != "fp"}
+    return lambda name, t: ("ternary" if modes[name] == "ternary" else f"{modes[name]}_row") if name in modes else fallback(name, t)
+
+def quantize_model(model:nn.Module)->tuple: # (export object, stats)
+    "Export object of a GPT: int8 for fp models, the trained quantizers for QAT layers."
+    return quantize_state_dict(model.state_dict(), qat_policy(model), export_schemes(model.cfg))
+
+def dequantize_model_state(obj:dict, config:dict)->dict:
+    "State dict back from an export object of a model with config `config`."
+    return dequantize_state_dict(obj, export_schemes(GPTConfig(**config)))
+
+# %% ../nbs/07_export.ipynb #0f3ad133
+def compressed_bits_per_weight(obj:dict, sd:dict, preset:int=9)->dict: # scheme -> bits per parameter
+    "lzma-compressed bits per parameter of each scheme's tensors (codes and scales together)."
+    out = {}
+    for scheme in sorted({e["scheme"] for e in obj["entries"].values()}):
+        names = [n for n, e in obj["entries"].items() if e["scheme"] == scheme]
+        raw = b"".join(v.numpy().tobytes() for n in names for v in obj["entries"][n].values() if torch.is_tensor(v))
+        out[scheme] = 8 * len(lzma.compress(raw, preset=preset)) / sum(sd[n].numel() for n in names)
+    return out

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['ATTN_BACKENDS', 'LINEAR_ROLES', 'ZERO_INIT_ROLES', 'CONTROL_PATTERNS', 'GPTConfig', 'CastedLinear', 'make_linear',
-           'RMSNorm', 'Rotary', 'apply_rotary_emb', 'check_attn_backend', 'attend', 'CausalSelfAttention', 'MLP',
-           'Block', 'GPT', 'count_params']
+           'is_fp_island', 'RMSNorm', 'Rotary', 'apply_rotary_emb', 'check_attn_backend', 'attend',
+           'CausalSelfAttention', 'MLP', 'Block', 'GPT', 'count_params']
 
 # %% ../nbs/01_model.ipynb #eb88b200
 from dataclasses import dataclass
@@ -15,6 +15,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .core import check_types
+from .bitlinear import BitLinear, QuantConfig
 try: from flash_attn import flash_attn_func  # optional, GPU only
 except ImportError: flash_attn_func = None
 
@@ -40,6 +41,13 @@ class GPTConfig:
     tie_embeddings: bool = True         # output head reuses tok_emb.weight; else a zero-init lm_head
     tied_embed_init_std: float = 0.005  # std of the tok_emb init when tied
     attn_backend: str = "sdpa"          # "sdpa" (F.scaled_dot_product_attention) | "flash" (flash-attn, CUDA only)
+    weight_mode: str = "fp"             # hidden linears: "fp" | "ternary" | "int8" | "int6" | "int5" | "int4" (QAT, 03_bitlinear)
+    act_bits: int = 0                   # per-token activation fake-quant bits in BitLinear layers (0: off)
+    quant_granularity: str = "channel"  # ternary scale per output "channel", per "group" of inputs, or per "tensor"
+    quant_stat: str = "absmedian"       # ternary scale statistic: "absmedian" (b1.58 Reloaded) | "absmean" (b1.58)
+    quant_group_size: int = 64          # inputs per ternary scale when quant_granularity="group"
+    quant_pre_norm: bool = True         # SubLN: RMSNorm on each BitLinear input
+    fp_boundary: int = 1                # fp islands: the first/last fp_boundary blocks (and the head) stay CastedLinear
 
     @property
     def head_dim(self)->int: return self.n_embd // self.n_head
@@ -54,6 +62,17 @@ class GPTConfig:
         _require(self.logit_softcap > 0, "logit_softcap", "> 0", self.logit_softcap)
         _require(self.rope_base > 0, "rope_base", "> 0", self.rope_base)
         _require(self.attn_backend in ATTN_BACKENDS, "attn_backend", f"one of {ATTN_BACKENDS}", self.attn_backend)
+        _require(0 <= self.fp_boundary, "fp_boundary", ">= 0", self.fp_boundary)
+        self.quant_config()  # validates the quantization fields
+
+    @property
+    def quantized(self)->bool: return self.weight_mode != "fp" or self.act_bits > 0
+
+    def quant_config(self)->QuantConfig:
+        "The BitLinear options these fields describe."
+        return QuantConfig(weight_mode=self.weight_mode, act_bits=self.act_bits, granularity=self.quant_granularity,
+                           stat=self.quant_stat, group_size=self.quant_group_size, pre_norm=self.quant_pre_norm,
+                           fp_boundary=self.fp_boundary)
 
 # %% ../nbs/01_model.ipynb #f8750c08
 LINEAR_ROLES = ("attn.q", "attn.k", "attn.v", "attn.proj", "mlp.fc", "mlp.proj", "lm_head")
@@ -75,9 +94,14 @@ def make_linear(cfg:GPTConfig,      # model config (a custom factory may dispatc
                 role:str,           # one of LINEAR_ROLES, e.g. "attn.q" or "mlp.proj"
                 layer:int,          # block index; n_layer for lm_head
                )->nn.Module:
-    "Default linear factory: a bias-free `CastedLinear` for every role."
+    "Default linear factory: `CastedLinear`, or `BitLinear` (QAT) when the config quantizes, except on the fp islands."
     _check_role(role)
-    return CastedLinear(in_features, out_features, bias=False)
+    if not cfg.quantized or is_fp_island(role, layer, cfg.n_layer, cfg.fp_boundary): return CastedLinear(in_features, out_features, bias=False)
+    return BitLinear(in_features, out_features, bias=False, **cfg.quant_config().layer_kwargs())
+
+def is_fp_island(role:str, layer:int, n_layer:int, fp_boundary:int)->bool:
+    "True for the lm_head and for linears of the first/last `fp_boundary` blocks."
+    return role == "lm_head" or layer < fp_boundary or layer >= n_layer - fp_boundary
 
 def _linear(factory, cfg:GPTConfig, in_features:int, out_features:int, role:str, layer:int)->nn.Module:
     "Build one linear layer through `factory`; mark output projections for zero init."

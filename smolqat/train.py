@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['TrainConfig', 'lr_mult', 'muon_momentum', 'save_checkpoint', 'load_checkpoint', 'append_metrics', 'read_metrics',
-           'resolve_device', 'check_vocab', 'autocast_dtype', 'train', 'run_from_config', 'main']
+           'resolve_device', 'check_vocab', 'autocast_dtype', 'quant_alpha_at', 'load_teacher', 'train',
+           'run_from_config', 'main']
 
-# %% ../nbs/04_train.ipynb #337bf051
+# %% ../nbs/04_train.ipynb #d4b543fe
 import argparse, io, json, math, os, time
 from contextlib import nullcontext
 from dataclasses import dataclass, asdict, field
@@ -18,11 +19,12 @@ from tqdm.auto import tqdm
 from .core import atomic_write_bytes, check_types
 from .data import ByteLUTs, TokenLoader, Tokenizer, build_byte_luts, prepare_data, read_shard
 from .model import GPT, GPTConfig
+from .bitlinear import set_quant_alpha, qat_alpha, distill_loss
 import numpy as np
 from .muon import build_optimizers
 from .eval import eval_bpb
 
-# %% ../nbs/04_train.ipynb #fd5cac3b
+# %% ../nbs/04_train.ipynb #db687fda
 @dataclass
 class TrainConfig:
     steps: int = 1000              # optimizer steps (an upper bound when max_seconds > 0)
@@ -49,6 +51,10 @@ class TrainConfig:
     checkpoint_every: int = 0      # steps between checkpoints (0: only at the end)
     nonfinite: str = "raise"       # non-finite loss: "raise" (stop, naming the step) or "skip" (drop the step, logged)
     compile: bool = False          # torch.compile the model
+    qat_start_frac: float = 0.0    # BitLinear models: quant_alpha is 0 before this fraction of the run (steps, or seconds under a budget)
+    anneal_frac: float = 0.0       # ...then ramps linearly 0 -> 1 over this fraction (0: straight to 1)
+    distill_alpha: float = 0.5     # with a teacher: loss = (1 - a) * CE + a * T^2 * KL(teacher || student)
+    distill_temperature: float = 2.0 # softmax temperature of the distillation term
 
     def __post_init__(self):
         check_types(self)
@@ -58,7 +64,7 @@ class TrainConfig:
         if self.steps < 1 or self.batch_size < 1 or self.seq_len < 1:
             raise ValueError(f"TrainConfig: steps, batch_size, seq_len must be >= 1, got {self.steps}, {self.batch_size}, {self.seq_len}")
 
-# %% ../nbs/04_train.ipynb #b5ad40f8
+# %% ../nbs/04_train.ipynb #952fb098
 def lr_mult(cfg:TrainConfig, step:int, elapsed:float)->float:
     "LR multiplier at `step` after `elapsed` training seconds."
     warm = min(1.0, (step + 1) / cfg.warmup_steps) if cfg.warmup_steps > 0 else 1.0
@@ -71,7 +77,7 @@ def muon_momentum(cfg:TrainConfig, step:int)->float:
     f = min(1.0, step / cfg.muon_momentum_warmup) if cfg.muon_momentum_warmup > 0 else 1.0
     return (1 - f) * cfg.muon_momentum_start + f * cfg.muon_momentum
 
-# %% ../nbs/04_train.ipynb #4c595af0
+# %% ../nbs/04_train.ipynb #8537a491
 def save_checkpoint(path, model, optimizers, step:int, elapsed:float, cfg:TrainConfig):
     "Write a training checkpoint atomically."
     buf = io.BytesIO()
@@ -84,7 +90,7 @@ def load_checkpoint(path)->dict:
     try: return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e: raise ValueError(f"checkpoint {path} could not be loaded: {e}") from None
 
-# %% ../nbs/04_train.ipynb #fc1d399c
+# %% ../nbs/04_train.ipynb #4bf66bcf
 def append_metrics(path, rec:dict):
     "Append one record to a metrics.jsonl file."
     if path is None: return
@@ -100,7 +106,7 @@ def _truncate_metrics(path, step:int):
     keep = [r for r in read_metrics(path) if r["step"] <= step]
     atomic_write_bytes(path, "".join(json.dumps(r) + "\n" for r in keep).encode())
 
-# %% ../nbs/04_train.ipynb #841629c8
+# %% ../nbs/04_train.ipynb #5d81ffa8
 def resolve_device(device:str="auto")->torch.device:
     "`auto` -> cuda when available, else cpu."
     if device == "auto": return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -122,7 +128,7 @@ def _autocast(cfg:TrainConfig, device:torch.device):
 
 def _max_token(loader:TokenLoader)->int: return max(int(d.max()) for d in loader.data if len(d))
 
-# %% ../nbs/04_train.ipynb #0337dd3b
+# %% ../nbs/04_train.ipynb #56106f08
 def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
     "Load a checkpoint if there is one (every rank reads it); return (step, elapsed)."
     if not ckpt_path.exists(): return 0, 0.0
@@ -131,6 +137,11 @@ def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
     for o, s in zip(optimizers, ck["optimizers"]): o.load_state_dict(s)
     if metrics_path is not None: _truncate_metrics(metrics_path, ck["step"])
     return ck["step"], ck["elapsed"]
+
+def quant_alpha_at(cfg:TrainConfig, step:int, elapsed:float)->float:
+    "BitLinear blend for this step, from the run's progress in steps (or seconds under a budget)."
+    if cfg.max_seconds > 0: return qat_alpha(elapsed, cfg.max_seconds, cfg.qat_start_frac, cfg.anneal_frac)
+    return qat_alpha(step, cfg.steps, cfg.qat_start_frac, cfg.anneal_frac)
 
 def _set_schedules(cfg:TrainConfig, optimizers, step:int, elapsed:float)->float:
     "Apply the LR multiplier and Muon momentum for this step; return the multiplier."
@@ -141,7 +152,20 @@ def _set_schedules(cfg:TrainConfig, optimizers, step:int, elapsed:float)->float:
             if "momentum" in g and "nesterov" in g: g["momentum"] = muon_momentum(cfg, step)
     return m
 
-# %% ../nbs/04_train.ipynb #990ce0d4
+# %% ../nbs/04_train.ipynb #09b16d29
+def _loss(fwd, teacher, x, y, cfg:TrainConfig):
+    "Mean CE, or the distillation loss against a frozen teacher."
+    if teacher is None: return fwd(x, y)
+    with torch.no_grad(): t_logits = teacher(x)
+    return distill_loss(fwd(x), t_logits, y, cfg.distill_alpha, cfg.distill_temperature)
+
+def load_teacher(path)->GPT:
+    "A frozen GPT from a training checkpoint (e.g. the fp main job's runs/<run>/ckpt.pt), weights unchanged."
+    ck = load_checkpoint(path)
+    model = GPT(GPTConfig(**ck["model_config"]))
+    model.load_state_dict(ck["model"], strict=True)
+    return model.eval().requires_grad_(False)
+
 def _dist()->tuple:
     "(rank, world_size) under torch.distributed, else (0, 1)."
     if dist.is_available() and dist.is_initialized(): return dist.get_rank(), dist.get_world_size()
@@ -157,7 +181,7 @@ def _wrap(model, cfg:TrainConfig, dev:torch.device, world:int):
     fwd = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None) if world > 1 else model
     return torch.compile(fwd) if cfg.compile else fwd
 
-# %% ../nbs/04_train.ipynb #add4a224
+# %% ../nbs/04_train.ipynb #9c4f4752
 def train(cfg:TrainConfig,              # the run's hyperparameters
           model,                        # a GPT (moved to the device here)
           loader:TokenLoader,           # training batches; loader.batch(step) -> this rank's (x, y)
@@ -166,6 +190,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
           run_dir=None,                 # where metrics.jsonl and ckpt.pt go (None: nothing written)
           resume:bool=True,             # continue from run_dir/ckpt.pt when it exists
           on_step=None,                 # hook: on_step(step, model, record) after each optimizer step
+          teacher=None,                 # frozen model whose logits the student distills (see load_teacher)
           progress:bool=True,           # show a progress bar
          )->dict:
     "Train `model`; return its final metrics (val_loss, val_bpb, steps, train_seconds, tokens_per_s, losses)."
@@ -184,6 +209,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     step, elapsed = _resume(ckpath, model, optimizers, mpath) if resume and ckpath else (0, 0.0)
     save = (lambda: save_checkpoint(ckpath, model, optimizers, step, elapsed, cfg)) if mpath else (lambda: None)
     fwd = _wrap(model, cfg, dev, world)
+    if teacher is not None: teacher.to(dev).eval().requires_grad_(False)
     val = (lambda n: eval_bpb(model, val_tokens[:n + 1] if n else val_tokens, luts, cfg.seq_len, device=dev,
                               autocast=autocast_dtype(cfg.autocast, dev))) if val_tokens is not None else None
     losses, tokens_per_step = [], cfg.batch_size * cfg.seq_len
@@ -192,9 +218,10 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     while step < cfg.steps and (cfg.max_seconds <= 0 or elapsed < cfg.max_seconds):
         t0 = time.perf_counter()
         lr = _set_schedules(cfg, optimizers, step, elapsed)
+        alpha = quant_alpha_at(cfg, step, elapsed); set_quant_alpha(model, alpha)
         x, y = (t.to(dev) for t in loader.batch(step))
-        with _autocast(cfg, dev): loss = fwd(x, y)
-        rec = dict(step=step + 1, train_loss=_global_mean(loss, world), lr_mult=round(lr, 6))
+        with _autocast(cfg, dev): loss = _loss(fwd, teacher, x, y, cfg)
+        rec = dict(step=step + 1, train_loss=_global_mean(loss, world), lr_mult=round(lr, 6), quant_alpha=round(alpha, 4))
         if not math.isfinite(rec["train_loss"]):
             if cfg.nonfinite == "raise": raise FloatingPointError(f"non-finite train loss {rec['train_loss']} at step {step + 1}")
             rec["skipped"] = True
@@ -218,7 +245,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
         append_metrics(mpath, dict(step=step, val_loss=v["loss"], val_bpb=v["bpb"], elapsed=round(elapsed, 3)))
     return out
 
-# %% ../nbs/04_train.ipynb #cdbbc0e8
+# %% ../nbs/04_train.ipynb #2ff118e7
 def run_from_config(spec:dict)->dict:
     "Prepare data, build the model and train it from a plain dict: {model: {...}, train: {...}, data: {...}, run_dir: str}."
     rank, world = _dist()
