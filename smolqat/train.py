@@ -7,7 +7,7 @@ __all__ = ['TrainConfig', 'lr_mult', 'muon_momentum', 'save_checkpoint', 'load_c
            'resolve_device', 'check_vocab', 'autocast_dtype', 'quant_alpha_at', 'load_teacher', 'train',
            'run_from_config', 'main']
 
-# %% ../nbs/04_train.ipynb #d4b543fe
+# %% ../nbs/04_train.ipynb #48f995ed
 import argparse, io, json, math, os, time
 from contextlib import nullcontext
 from dataclasses import dataclass, asdict, field
@@ -24,7 +24,7 @@ import numpy as np
 from .muon import build_optimizers
 from .eval import eval_bpb
 
-# %% ../nbs/04_train.ipynb #db687fda
+# %% ../nbs/04_train.ipynb #2329d206
 @dataclass
 class TrainConfig:
     steps: int = 1000              # optimizer steps (an upper bound when max_seconds > 0)
@@ -64,7 +64,7 @@ class TrainConfig:
         if self.steps < 1 or self.batch_size < 1 or self.seq_len < 1:
             raise ValueError(f"TrainConfig: steps, batch_size, seq_len must be >= 1, got {self.steps}, {self.batch_size}, {self.seq_len}")
 
-# %% ../nbs/04_train.ipynb #952fb098
+# %% ../nbs/04_train.ipynb #c05f00cd
 def lr_mult(cfg:TrainConfig, step:int, elapsed:float)->float:
     "LR multiplier at `step` after `elapsed` training seconds."
     warm = min(1.0, (step + 1) / cfg.warmup_steps) if cfg.warmup_steps > 0 else 1.0
@@ -77,7 +77,7 @@ def muon_momentum(cfg:TrainConfig, step:int)->float:
     f = min(1.0, step / cfg.muon_momentum_warmup) if cfg.muon_momentum_warmup > 0 else 1.0
     return (1 - f) * cfg.muon_momentum_start + f * cfg.muon_momentum
 
-# %% ../nbs/04_train.ipynb #8537a491
+# %% ../nbs/04_train.ipynb #cd1e839c
 def save_checkpoint(path, model, optimizers, step:int, elapsed:float, cfg:TrainConfig):
     "Write a training checkpoint atomically."
     buf = io.BytesIO()
@@ -90,7 +90,7 @@ def load_checkpoint(path)->dict:
     try: return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e: raise ValueError(f"checkpoint {path} could not be loaded: {e}") from None
 
-# %% ../nbs/04_train.ipynb #4bf66bcf
+# %% ../nbs/04_train.ipynb #d645f054
 def append_metrics(path, rec:dict):
     "Append one record to a metrics.jsonl file."
     if path is None: return
@@ -106,7 +106,7 @@ def _truncate_metrics(path, step:int):
     keep = [r for r in read_metrics(path) if r["step"] <= step]
     atomic_write_bytes(path, "".join(json.dumps(r) + "\n" for r in keep).encode())
 
-# %% ../nbs/04_train.ipynb #5d81ffa8
+# %% ../nbs/04_train.ipynb #44f6e5a7
 def resolve_device(device:str="auto")->torch.device:
     "`auto` -> cuda when available, else cpu."
     if device == "auto": return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -128,10 +128,12 @@ def _autocast(cfg:TrainConfig, device:torch.device):
 
 def _max_token(loader:TokenLoader)->int: return max(int(d.max()) for d in loader.data if len(d))
 
-# %% ../nbs/04_train.ipynb #56106f08
+# %% ../nbs/04_train.ipynb #ece774b8
 def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
-    "Load a checkpoint if there is one (every rank reads it); return (step, elapsed)."
-    if not ckpt_path.exists(): return 0, 0.0
+    "Load a checkpoint if there is one (every rank reads it); return (step, elapsed). Metrics past it are dropped."
+    if not ckpt_path.exists():  # a fresh start: records of an earlier attempt that never checkpointed would be redone
+        if metrics_path is not None and metrics_path.exists(): _truncate_metrics(metrics_path, 0)
+        return 0, 0.0
     ck = load_checkpoint(ckpt_path)
     model.load_state_dict(ck["model"])
     for o, s in zip(optimizers, ck["optimizers"]): o.load_state_dict(s)
@@ -152,7 +154,7 @@ def _set_schedules(cfg:TrainConfig, optimizers, step:int, elapsed:float)->float:
             if "momentum" in g and "nesterov" in g: g["momentum"] = muon_momentum(cfg, step)
     return m
 
-# %% ../nbs/04_train.ipynb #09b16d29
+# %% ../nbs/04_train.ipynb #c82677c5
 def _loss(fwd, teacher, x, y, cfg:TrainConfig):
     "Mean CE, or the distillation loss against a frozen teacher."
     if teacher is None: return fwd(x, y)
@@ -181,7 +183,7 @@ def _wrap(model, cfg:TrainConfig, dev:torch.device, world:int):
     fwd = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None) if world > 1 else model
     return torch.compile(fwd) if cfg.compile else fwd
 
-# %% ../nbs/04_train.ipynb #9c4f4752
+# %% ../nbs/04_train.ipynb #536821e5
 def train(cfg:TrainConfig,              # the run's hyperparameters
           model,                        # a GPT (moved to the device here)
           loader:TokenLoader,           # training batches; loader.batch(step) -> this rank's (x, y)
@@ -245,7 +247,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
         append_metrics(mpath, dict(step=step, val_loss=v["loss"], val_bpb=v["bpb"], elapsed=round(elapsed, 3)))
     return out
 
-# %% ../nbs/04_train.ipynb #2ff118e7
+# %% ../nbs/04_train.ipynb #85caa036
 def run_from_config(spec:dict)->dict:
     "Prepare data, build the model and train it from a plain dict: {model: {...}, train: {...}, data: {...}, run_dir: str}."
     rank, world = _dist()
