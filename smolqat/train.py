@@ -200,8 +200,8 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     rank, world = _dist()
     if loader.world_size != world: raise ValueError(f"loader.world_size={loader.world_size} but {world} processes are running")
     if luts is not None: check_vocab(model, len(luts.base_bytes), "the byte LUTs / tokenizer")
-    if _max_token(loader) >= model.cfg.vocab_size:
-        raise ValueError(f"training shards hold token id {_max_token(loader)} >= GPTConfig.vocab_size={model.cfg.vocab_size}")
+    if (top := _max_token(loader)) >= model.cfg.vocab_size:
+        raise ValueError(f"training shards hold token id {top} >= GPTConfig.vocab_size={model.cfg.vocab_size}")
     run_dir = Path(run_dir) if run_dir is not None else None
     ckpath = run_dir / "ckpt.pt" if run_dir else None
     mpath = run_dir / "metrics.jsonl" if run_dir and rank == 0 else None
