@@ -9,8 +9,8 @@ __all__ = ['VAL_WORKS', 'NL', 'BOS_ID', 'SHARD_MAGIC', 'SHARD_VERSION', 'HEADER_
            'xz_conditional_bpb']
 
 # %% ../nbs/00_data.ipynb #aea686a1
-import io, json, lzma, math, os, shutil, tarfile, tempfile
-from dataclasses import dataclass, asdict, field
+import json, lzma, math, os, shutil, tarfile, tempfile
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 import numpy as np

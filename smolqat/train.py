@@ -10,7 +10,7 @@ __all__ = ['TrainConfig', 'lr_mult', 'muon_momentum', 'save_checkpoint', 'load_c
 # %% ../nbs/04_train.ipynb #48f995ed
 import argparse, io, json, math, os, time
 from contextlib import nullcontext
-from dataclasses import dataclass, asdict, field
+from dataclasses import dataclass, asdict
 from pathlib import Path
 import torch
 import torch.distributed as dist
