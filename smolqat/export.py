@@ -4,16 +4,18 @@
 
 # %% auto #0
 __all__ = ['INT8_CLIP_Q', 'SCHEMES', 'KEEP_FLOAT_MAX_NUMEL', 'QUANT_FORMAT', 'ARTIFACT_MAGIC', 'ARTIFACT_VERSION', 'COMPRESSORS',
-           'quantize_int8_rows', 'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8',
-           'dequantize_state_dict', 'save_artifact', 'read_artifact', 'load_artifact', 'code_bytes', 'artifact_size',
-           'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy', 'quantize_model', 'dequantize_model_state',
-           'compressed_bits_per_weight']
+           'REPORT_COLUMNS', 'BUDGET_BYTES', 'quantize_int8_rows', 'int8_policy', 'quant_stats', 'quantize_state_dict',
+           'quantize_state_dict_int8', 'dequantize_state_dict', 'save_artifact', 'read_artifact', 'load_artifact',
+           'artifact_report', 'code_bytes', 'artifact_size', 'build_gpt', 'roundtrip_model', 'export_schemes',
+           'qat_policy', 'quantize_model', 'dequantize_model_state', 'compressed_bits_per_weight']
 
 # %% ../nbs/07_export.ipynb #65cea8d0
-import io, lzma, zlib
+import io, lzma, re, zlib
 from dataclasses import asdict, is_dataclass
 from importlib import resources
 from pathlib import Path
+import brotli, zstandard
+import pandas as pd
 import torch
 import torch.nn as nn
 from .core import atomic_write_bytes
@@ -110,7 +112,11 @@ ARTIFACT_MAGIC, ARTIFACT_VERSION = b"smolqat-artifact", 1
 COMPRESSORS = {  # name -> (compress(data, level), decompress, default level)
     "lzma": (lambda b, lv: lzma.compress(b, preset=lv), lzma.decompress, 9),
     "zlib": (lambda b, lv: zlib.compress(b, level=lv), zlib.decompress, 9),
+    "zstd": (lambda b, lv: zstandard.ZstdCompressor(level=lv, write_checksum=True).compress(b),
+             lambda b: zstandard.ZstdDecompressor().decompress(b), 22),
+    "brotli": (lambda b, lv: brotli.compress(b, quality=lv), brotli.decompress, 11),
 }
+_DECOMPRESS_ERRORS = (lzma.LZMAError, zlib.error, EOFError, zstandard.ZstdError, brotli.error)  # what a damaged body raises
 
 def _is_plain(v)->bool:
     "True for None, bool, int, float, str, and lists, tuples and str-keyed dicts of those."
@@ -129,20 +135,28 @@ def _plain_config(config)->dict:
 def _header(compressor:str)->bytes: return ARTIFACT_MAGIC + f" v{ARTIFACT_VERSION} {compressor}\n".encode()
 
 # %% ../nbs/07_export.ipynb #b42b28a5
+def _compress_all(raw:bytes, names, level:int=None)->dict: # name -> compressed body
+    "`raw` compressed by each compressor in `names`, at `level` or each one's default."
+    return {c: COMPRESSORS[c][0](raw, COMPRESSORS[c][2] if level is None else level) for c in names}
+
 def save_artifact(obj:dict,                 # export object from quantize_state_dict
                   path,                     # file to write
                   config,                   # model config: a dict of plain values or a dataclass (GPTConfig)
-                  compressor:str="lzma",    # "lzma" | "zlib"
-                  level:int=None,           # compression level (default: 9 for both)
-                 )->dict:                   # path, compressor, raw_bytes (torch.save), bytes (file)
-    "Serialize, compress and atomically write an artifact."
-    if compressor not in COMPRESSORS: raise ValueError(f"compressor={compressor!r}; expected one of {sorted(COMPRESSORS)}")
-    comp, _, default_level = COMPRESSORS[compressor]
+                  compressor:str="auto",    # "auto" (smallest of all) | "lzma" | "zlib" | "zstd" | "brotli"
+                  level:int=None,           # level of a named compressor (default: lzma 9, zlib 9, zstd 22, brotli 11)
+                 )->dict:                   # path, compressor, raw_bytes (torch.save), bytes (file), candidates {name: file bytes}
+    "Serialize, compress (with every compressor under 'auto', keeping the smallest) and atomically write an artifact."
+    if compressor != "auto" and compressor not in COMPRESSORS:
+        raise ValueError(f"compressor={compressor!r}; expected 'auto' or one of {sorted(COMPRESSORS)}")
+    if compressor == "auto" and level is not None:
+        raise ValueError(f"level={level}: a level belongs to one named compressor; compressor='auto' uses each one's default")
     buf = io.BytesIO(); torch.save(dict(config=_plain_config(config), quant=obj), buf)
     raw = buf.getvalue()
-    blob = comp(raw, default_level if level is None else level)
-    atomic_write_bytes(path, [_header(compressor), blob])
-    return dict(path=str(path), compressor=compressor, raw_bytes=len(raw), bytes=Path(path).stat().st_size)
+    blobs = _compress_all(raw, list(COMPRESSORS) if compressor == "auto" else [compressor], level)
+    sizes = {c: len(_header(c)) + len(b) for c, b in blobs.items()}
+    best = min(sizes, key=sizes.get)
+    atomic_write_bytes(path, [_header(best), blobs[best]])
+    return dict(path=str(path), compressor=best, raw_bytes=len(raw), bytes=Path(path).stat().st_size, candidates=sizes)
 
 # %% ../nbs/07_export.ipynb #0daec379
 def _parse_header(data:bytes, path)->tuple:
@@ -157,40 +171,89 @@ def _parse_header(data:bytes, path)->tuple:
     if comp not in COMPRESSORS: raise ValueError(f"artifact {path}: unknown compressor {comp!r}; expected one of {sorted(COMPRESSORS)}")
     return comp, data[len(line) + 1:]
 
+def _load_error(e:Exception)->str:
+    "The gist of a torch.load failure: the weights-only unpickler's own sentence when there is one."
+    m = re.search(r"WeightsUnpickler error: (.*?\.)(\s|$)", str(e))
+    return f"refused to unpickle: {m.group(1)}" if m else f"{type(e).__name__}: {e}"
+
 def read_artifact(path)->dict:
     "The stored payload {config, quant} of an artifact, read with weights_only=True (nothing is unpickled)."
     path = Path(path)
     if not path.exists(): raise FileNotFoundError(f"artifact {path} does not exist")
     comp, body = _parse_header(path.read_bytes(), path)
     try: raw = COMPRESSORS[comp][1](body)
-    except (lzma.LZMAError, zlib.error, EOFError) as e: raise ValueError(f"artifact {path}: {comp} body is truncated or corrupted ({e})") from None
+    except _DECOMPRESS_ERRORS as e: raise ValueError(f"artifact {path}: {comp} body is truncated or corrupted ({e})") from None
     try: payload = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
-    except Exception as e: raise ValueError(f"artifact {path}: payload is not a weights-only torch file ({type(e).__name__}: {e})") from None
+    except Exception as e: raise ValueError(f"artifact {path}: payload is not a weights-only torch file ({_load_error(e)})") from None
     if not (isinstance(payload, dict) and {"config", "quant"} <= set(payload)):
         raise ValueError(f"artifact {path}: payload lacks the 'config' and 'quant' entries")
     return payload
 
+def _payload_schemes(p:dict)->dict:
+    "Schemes that decode a stored payload: the base ones, or all a model of its config may need."
+    base = all(e["scheme"] in SCHEMES for e in p["quant"]["entries"].values())
+    return SCHEMES if base else export_schemes(GPTConfig(**p["config"]))
+
 def load_artifact(path)->tuple: # (state_dict, config dict)
     "State dict (dequantized) and model config stored in an artifact."
     p = read_artifact(path)
-    base = all(e["scheme"] in SCHEMES for e in p["quant"]["entries"].values())
-    try: return dequantize_state_dict(p["quant"], SCHEMES if base else export_schemes(GPTConfig(**p["config"]))), p["config"]
+    try: return dequantize_state_dict(p["quant"], _payload_schemes(p)), p["config"]
     except ValueError as e: raise ValueError(f"artifact {path}: {e}") from None
 
+# %% ../nbs/07_export.ipynb #02f46374
+def _tensor_bytes(entry:dict)->bytes:
+    "The raw bytes of an entry's tensors (codes, scales, ...), concatenated in entry order."
+    return b"".join(v.reshape(-1).contiguous().view(torch.uint8).numpy().tobytes() for v in entry.values() if torch.is_tensor(v))
+
+def _report_source(src, compressor:str, schemes:dict)->tuple: # (export object, compressor, schemes)
+    "What `artifact_report` needs from an artifact file or an export object."
+    if isinstance(src, dict): obj, comp, schemes = src, compressor or "lzma", schemes or SCHEMES
+    else:
+        p = read_artifact(src)
+        with open(src, "rb") as f: comp = compressor or _parse_header(f.read(64), src)[0]
+        obj, schemes = p["quant"], schemes or _payload_schemes(p)
+    if comp not in COMPRESSORS: raise ValueError(f"compressor={comp!r}; expected one of {sorted(COMPRESSORS)}")
+    return obj, comp, schemes
+
+def _total_row(df:pd.DataFrame)->dict:
+    "Sums over all tensors, with bits recomputed from the sums."
+    t = dict(name="total", scheme="", shape="", params=int(df.params.sum()), raw_bytes=int(df.raw_bytes.sum()),
+             compressed_bytes=int(df.compressed_bytes.sum()), share=float(df.share.sum()))
+    return dict(t, bits=8 * t["raw_bytes"] / t["params"], compressed_bits=8 * t["compressed_bytes"] / t["params"])
+
+REPORT_COLUMNS = ["name", "scheme", "shape", "params", "bits", "raw_bytes", "compressed_bytes", "compressed_bits", "share"]
+
+def artifact_report(src,                 # artifact file, or an export object from quantize_state_dict
+                    compressor:str=None, # compresses each tensor; default: the artifact's own ("lzma" for an object)
+                    schemes:dict=None,   # decoders (for shapes); default: what the artifact needs (SCHEMES for an object)
+                    total:bool=False,    # append a "total" row
+                   )->pd.DataFrame:      # one row per tensor (REPORT_COLUMNS), largest compressed first
+    "Per-tensor bill: scheme, shape, params, payload bits/param, raw and compressed bytes, share of the compressed total."
+    obj, comp, schemes = _report_source(src, compressor, schemes)
+    compress, _, level = COMPRESSORS[comp]
+    sd = dequantize_state_dict(obj, schemes)
+    df = pd.DataFrame([dict(name=n, scheme=e["scheme"], shape=tuple(sd[n].shape), params=sd[n].numel(), raw_bytes=_nbytes(e),
+                            compressed_bytes=len(compress(_tensor_bytes(e), level))) for n, e in obj["entries"].items()])
+    df = df.assign(bits=8 * df.raw_bytes / df.params, compressed_bits=8 * df.compressed_bytes / df.params,
+                   share=df.compressed_bytes / df.compressed_bytes.sum())
+    df = df.sort_values("compressed_bytes", ascending=False, kind="stable").reset_index(drop=True)[REPORT_COLUMNS]
+    return pd.concat([df, pd.DataFrame([_total_row(df)])], ignore_index=True) if total else df
+
 # %% ../nbs/07_export.ipynb #367c2b36
+BUDGET_BYTES = 16_000_000  # parameter golf: code bytes + compressed model bytes must not exceed this
+
 def code_bytes(package:str="smolqat")->int:
     "Bytes of the package's Python source files (`<package>/*.py`)."
     return sum(p.stat().st_size for p in Path(str(resources.files(package))).glob("*.py"))
 
 def _largest(path, k:int=5)->str:
-    "The `k` largest tensors of an artifact by payload bytes, as text."
-    entries = read_artifact(path)["quant"]["entries"]
-    top = sorted(((_nbytes(e), n, e["scheme"]) for n, e in entries.items()), reverse=True)[:k]
-    return ", ".join(f"{n} ({s}, {b:,} B)" for b, n, s in top)
+    "The `k` largest tensors of an artifact by compressed bytes, as text."
+    top = artifact_report(path).head(k).to_dict("records")
+    return ", ".join(f"{r['name']} ({r['scheme']}, {r['compressed_bytes']:,} B compressed, {r['share']:.0%})" for r in top)
 
-def artifact_size(path,               # artifact file
-                  budget:int=None,    # total byte budget (e.g. 16_000_000); None: no check
-                 )->dict:             # model_bytes, code_bytes, total_bytes
+def artifact_size(path,                     # artifact file
+                  budget:int=BUDGET_BYTES,  # total byte budget (code + artifact); None: no check
+                 )->dict:                   # model_bytes, code_bytes, total_bytes
     "Bytes of an artifact plus the package code; over `budget` -> ValueError listing the largest tensors."
     m, c = Path(path).stat().st_size, code_bytes()
     if budget is not None and m + c > budget:
