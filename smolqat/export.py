@@ -21,6 +21,7 @@ import torch.nn as nn
 from .core import atomic_write_bytes
 from .model import GPT, GPTConfig, CONTROL_PATTERNS
 from .bitlinear import BitLinear, quantize_int_rows, ternary_scheme
+from .gptq import MixedPolicy, named_policy, rtn_quantize, quantize_weight
 
 # %% ../nbs/07_export.ipynb #c3068ffe
 INT8_CLIP_Q = 0.9999984  # per-row quantile of |w| that becomes the int8 clip value
@@ -45,8 +46,15 @@ def _dec_int8_row(e): return e["q"].float() * _row_view(e["scale"], e["q"].ndim)
 def _enc_cast(dtype): return lambda t: dict(data=t.detach().to("cpu", dtype).contiguous().clone())
 def _dec_data(e): return e["data"]
 
+def _enc_rtn(bits:int):
+    def enc(t): q, s, _ = rtn_quantize(t, bits); return dict(q=q, scale=s)
+    return enc
+def _enc_gptq(t): raise ValueError("gptq schemes need a Hessian: use quantize_model(model, hessians, policy)")
+
 SCHEMES = {  # scheme name -> (encode(t) -> dict of tensors, decode(entry) -> tensor)
     "int8_row": (_enc_int8_row, _dec_int8_row),
+    **{f"rtn{k}": (_enc_rtn(k), _dec_int8_row) for k in range(2, 9)},   # 06_gptq: round to nearest, clip search
+    **{f"gptq{k}": (_enc_gptq, _dec_int8_row) for k in range(2, 9)},    # 06_gptq: decoded like any per-row int
     "fp16": (_enc_cast(torch.float16), _dec_data),
     "fp32": (_enc_cast(torch.float32), _dec_data),
     "raw": (lambda t: dict(data=t.detach().cpu().contiguous().clone()), _dec_data),
@@ -282,17 +290,34 @@ def _enc_int_row(bits:int):
 
 def export_schemes(cfg:GPTConfig)->dict:
     "All schemes a model of config `cfg` may need: the base ones, ternary with its options, and int-k rows."
-    ints = {f"int{k}_row": (_enc_int_row(k), _dec_int8_row) for k in (8, 6, 5, 4)}
+    ints = {f"int{k}_qat": (_enc_int_row(k), _dec_int8_row) for k in (8, 6, 5, 4)}  # absmax grid of a QAT int-k layer
     return {**SCHEMES, **ints, "ternary": ternary_scheme(cfg.quant_config())}
 
 def qat_policy(model:nn.Module, fallback=int8_policy):
     "Scheme per tensor: BitLinear weights by their weight_mode, every other tensor by `fallback`."
     modes = {f"{n}.weight": m.weight_mode for n, m in model.named_modules() if isinstance(m, BitLinear) and m.weight_mode != "fp"}
-    return lambda name, t: ("ternary" if modes[name] == "ternary" else f"{modes[name]}_row") if name in modes else fallback(name, t)
+    return lambda name, t: ("ternary" if modes[name] == "ternary" else f"{modes[name]}_qat") if name in modes else fallback(name, t)
 
-def quantize_model(model:nn.Module)->tuple: # (export object, stats)
-    "Export object of a GPT: int8 for fp models, the trained quantizers for QAT layers."
-    return quantize_state_dict(model.state_dict(), qat_policy(model), export_schemes(model.cfg))
+def _encode(name:str, t:torch.Tensor, scheme:str, schemes:dict, hessians:dict)->dict:
+    "One state-dict entry; gptq schemes look up the tensor's Hessian."
+    if not scheme.startswith("gptq"): return schemes[scheme][0](t)
+    st = (hessians or {}).get(name)
+    q, s, _ = quantize_weight(t, scheme, None if st is None else st.H, name)
+    return dict(q=q, scale=s)
+
+def quantize_model(model:nn.Module,           # a GPT (anything with .cfg and a state_dict)
+                   hessians:dict=None,        # "<name>.weight" -> HessianStat (06_gptq.capture_hessians); gptq specs need them
+                   policy:MixedPolicy=None,   # spec per category (06_gptq); None: the baseline int8 export
+                  )->tuple:                   # (export object, stats)
+    "Export object of a model: QAT layers with the quantizer they trained with, every other tensor as `policy` says."
+    policy, schemes, entries = policy or named_policy("int8"), export_schemes(model.cfg), {}
+    pick = qat_policy(model, fallback=lambda n, t: {"int8": "int8_row"}.get(policy.spec(n, t), policy.spec(n, t)))
+    sd = {n: t.detach().cpu() for n, t in model.state_dict().items()}
+    for name, t in sd.items():
+        scheme = pick(name, t)
+        entries[name] = dict(scheme=scheme, dtype=str(t.dtype).removeprefix("torch."), **_encode(name, t, scheme, schemes, hessians))
+    obj = dict(format=QUANT_FORMAT, entries=entries)
+    return obj, quant_stats(sd, obj)
 
 def dequantize_model_state(obj:dict, config:dict)->dict:
     "State dict back from an export object of a model with config `config`."

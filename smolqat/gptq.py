@@ -8,7 +8,7 @@ __all__ = ['CLIP_PERCENTILES', 'SD_CLIPS', 'log', 'CATEGORIES', 'QuantResult', '
            'capture_hessians', 'prepare_hessian', 'gptq_blocks', 'gptq_quantize', 'output_error', 'loader_calibration',
            'sample_calibration', 'tensor_category', 'parse_spec', 'MixedPolicy', 'named_policy', 'quantize_weight']
 
-# %% ../nbs/06_gptq.ipynb #3f61238b
+# %% ../nbs/06_gptq.ipynb #2d64a5af
 import logging, warnings
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -19,7 +19,7 @@ from torch import Tensor
 from .data import BOS_ID
 from .model import CONTROL_PATTERNS
 
-# %% ../nbs/06_gptq.ipynb #d6097d22
+# %% ../nbs/06_gptq.ipynb #0aec2b25
 CLIP_PERCENTILES = (0.999, 0.9995, 0.9999, 0.99999, 1.0)  # quantiles of |w| per row tried as the clip value
 SD_CLIPS = (2.5, 3.0, 3.5, 4.0, 5.0, 6.0)                 # multiples of std(row) tried as the clip value
 
@@ -78,7 +78,7 @@ def dequantize(q:Tensor, scale:Tensor)->Tensor:
     "`q * scale` per row, fp32."
     return q.float() * scale.float()[:, None]
 
-# %% ../nbs/06_gptq.ipynb #80c19c55
+# %% ../nbs/06_gptq.ipynb #3c82bced
 def rtn_quantize(W:Tensor,                     # (rows, cols) weight
                  bits:int=6,                   # code width, 2..8
                  percentiles=CLIP_PERCENTILES, # clip candidates (quantiles of |w|)
@@ -91,7 +91,7 @@ def rtn_quantize(W:Tensor,                     # (rows, cols) weight
     s = S.gather(0, best[None])[0]
     return QuantResult(round_to_grid(W32, s, m).to(torch.int8), s.half(), dict(method="rtn", choice=best))
 
-# %% ../nbs/06_gptq.ipynb #781abab3
+# %% ../nbs/06_gptq.ipynb #d775a8c8
 @dataclass
 class HessianStat:
     xtx: Tensor  # (cols, cols) fp32 sum of x xᵀ over samples
@@ -128,7 +128,7 @@ def capture_hessians(model:nn.Module,        # any module holding nn.Linear laye
         model.train(was_training)
     return {k: HessianStat(v.xtx.cpu(), v.n) for k, v in stats.items()}
 
-# %% ../nbs/06_gptq.ipynb #3b8d5c4d
+# %% ../nbs/06_gptq.ipynb #62908749
 log = logging.getLogger(__name__)
 
 def prepare_hessian(H:Tensor,             # (cols, cols) input Hessian
@@ -152,7 +152,7 @@ def prepare_hessian(H:Tensor,             # (cols, cols) input Hessian
         d *= 10
     return dict(U=None, perm=perm, dead=dead, damp=d / 10, tries=max_tries)
 
-# %% ../nbs/06_gptq.ipynb #7d67636d
+# %% ../nbs/06_gptq.ipynb #3bf01000
 def gptq_blocks(WT:Tensor,          # (cols, rows) weight, transposed, columns in processing order; updated in place
                 U:Tensor,           # (cols, cols) upper Cholesky factor of H⁻¹ in the same order
                 scale:Tensor,       # (rows,) fp32 scale per row
@@ -173,7 +173,7 @@ def gptq_blocks(WT:Tensor,          # (cols, rows) weight, transposed, columns i
         if i2 < cols: WT[i2:].addmm_(U[i1:i2, i2:].T, Err, alpha=-1)
     return Q, loss
 
-# %% ../nbs/06_gptq.ipynb #96a192fa
+# %% ../nbs/06_gptq.ipynb #50e238e4
 def _screen(W:Tensor, S:Tensor, m:int, hdiag:Tensor, keep:int)->Tensor:
     "The `keep` candidate scales per row with the smallest diag(H)-weighted rounding error: (keep, rows)."
     err = candidate_errors(W, S, m, hdiag)
@@ -209,7 +209,7 @@ def gptq_quantize(W:Tensor,                     # (rows, cols) weight, rows = ou
     s = S.gather(0, best[None])[0]
     return QuantResult(q.to(torch.int8).contiguous(), s.half(), dict(method="gptq", damp=prep["damp"], tries=prep["tries"], loss=loss.view(k, rows).gather(0, best[None])[0]))
 
-# %% ../nbs/06_gptq.ipynb #a095cc54
+# %% ../nbs/06_gptq.ipynb #66a55282
 def output_error(W:Tensor,   # (rows, cols) original weight
                  Wq:Tensor,  # (rows, cols) dequantized weight
                  H:Tensor,   # (cols, cols) input Hessian
@@ -218,7 +218,7 @@ def output_error(W:Tensor,   # (rows, cols) original weight
     W, D, H = W.float(), W.float() - Wq.float(), H.float()
     return ((D @ H * D).sum() / (W @ H * W).sum().clamp_min(1e-30)).item()
 
-# %% ../nbs/06_gptq.ipynb #41605c97
+# %% ../nbs/06_gptq.ipynb #ae2c3ec3
 def loader_calibration(loader,            # anything with .batch(step) -> (x, y), e.g. TokenLoader
                        n_batches:int=8,   # batches to take
                        start:int=0,       # first step
@@ -249,7 +249,7 @@ def sample_calibration(model:nn.Module,        # trained GPT: (B, T) ids -> (B, 
     model.train(was_training)
     return out
 
-# %% ../nbs/06_gptq.ipynb #60430e63
+# %% ../nbs/06_gptq.ipynb #6762cf4f
 CATEGORIES = ("attn", "mlp", "embed", "other")
 
 def tensor_category(name:str)->str:
@@ -280,6 +280,9 @@ class MixedPolicy:
         for c in CATEGORIES:
             try: parse_spec(getattr(self, c))
             except ValueError as e: raise ValueError(f"MixedPolicy.{c}: {e}") from None
+
+    @property
+    def needs_hessians(self)->bool: return any(parse_spec(getattr(self, c))[0] == "gptq" for c in CATEGORIES)
 
     def spec(self, name:str, t:Tensor)->str:
         "What to do with one tensor: a category spec, or raw / fp32 / fp16 for the tensors that stay as they are."
