@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ATTN_BACKENDS', 'LINEAR_ROLES', 'ZERO_INIT_ROLES', 'CONTROL_PATTERNS', 'GPTConfig', 'CastedLinear', 'make_linear',
            'is_fp_island', 'RMSNorm', 'Rotary', 'apply_rotary_emb', 'check_attn_backend', 'attend',
-           'CausalSelfAttention', 'MLP', 'Block', 'GPT', 'count_params']
+           'CausalSelfAttention', 'MLP', 'Block', 'packed_layout', 'GPT', 'count_params']
 
 # %% ../nbs/01_model.ipynb #eb88b200
 from dataclasses import dataclass
@@ -16,8 +16,8 @@ import torch.nn.functional as F
 from torch import Tensor
 from .core import check_types
 from .bitlinear import BitLinear, QuantConfig
-try: from flash_attn import flash_attn_func  # optional, GPU only
-except ImportError: flash_attn_func = None
+try: from flash_attn import flash_attn_func, flash_attn_varlen_func  # optional, GPU only
+except ImportError: flash_attn_func = flash_attn_varlen_func = None
 
 # %% ../nbs/01_model.ipynb #70c1e163
 ATTN_BACKENDS = ("sdpa", "flash")
@@ -154,14 +154,27 @@ def _flash_attend(q:Tensor, k:Tensor, v:Tensor)->Tensor:
     y = flash_attn_func(*(t.transpose(1, 2).to(dt) for t in (q, k, v)), causal=True)
     return y.transpose(1, 2).to(q.dtype)
 
+def _flash_varlen_attend(q:Tensor, k:Tensor, v:Tensor, pack:dict)->Tensor:
+    "flash-attn varlen path for packed rows: the (B*T) tokens as independent sequences cut at cu_seqlens."
+    if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
+    B, H, T, D = q.shape
+    dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
+    flat = lambda t: t.transpose(1, 2).reshape(B * T, t.size(1), D).to(dt)
+    cu, mx = pack["cu_seqlens"], pack["max_seqlen"]
+    y = flash_attn_varlen_func(flat(q), flat(k), flat(v), cu, cu, mx, mx, causal=True)
+    return y.view(B, T, H, D).transpose(1, 2).to(q.dtype)
+
 def attend(q:Tensor,           # (B, n_head, T, head_dim)
            k:Tensor,           # (B, n_kv_head, T, head_dim)
            v:Tensor,           # (B, n_kv_head, T, head_dim)
            backend:str="sdpa", # "sdpa" | "flash"
+           pack:dict=None,     # packed rows (from packed_layout): attend only within each sample
           )->Tensor:           # (B, n_head, T, head_dim)
-    "Causal grouped-query attention softmax(q k^T / sqrt(d) + causal mask) v."
-    if backend == "flash": return _flash_attend(q, k, v)
-    return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=k.size(1) != q.size(1))
+    "Causal grouped-query attention softmax(q k^T / sqrt(d) + causal mask) v; block-diagonal per sample when packed."
+    if backend == "flash": return _flash_attend(q, k, v) if pack is None else _flash_varlen_attend(q, k, v, pack)
+    gqa = k.size(1) != q.size(1)
+    if pack is None: return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=pack["mask"], enable_gqa=gqa)
 
 class CausalSelfAttention(nn.Module):
     "GQA self-attention with q/k RMSNorm, RoPE and a learned per-head query gain."
@@ -176,11 +189,11 @@ class CausalSelfAttention(nn.Module):
 
     def _heads(self, t:Tensor, n:int)->Tensor: return t.reshape(*t.shape[:2], n, self.head_dim).transpose(1, 2)
 
-    def forward(self, x:Tensor, cos:Tensor, sin:Tensor)->Tensor: # x (B, T, n_embd); cos, sin from Rotary
+    def forward(self, x:Tensor, cos:Tensor, sin:Tensor, pack:dict=None)->Tensor: # x (B, T, n_embd); cos, sin from Rotary
         q, k, v = self._heads(self.c_q(x), self.n_head), self._heads(self.c_k(x), self.n_kv_head), self._heads(self.c_v(x), self.n_kv_head)
         q = apply_rotary_emb(F.rms_norm(q, (self.head_dim,)), cos, sin) * self.q_gain.to(q.dtype)[:, None, None]
         k = apply_rotary_emb(F.rms_norm(k, (self.head_dim,)), cos, sin)
-        y = attend(q, k, v, self.backend)
+        y = attend(q, k, v, self.backend, pack)
         return self.proj(y.transpose(1, 2).flatten(2))
 
 # %% ../nbs/01_model.ipynb #9aa33b45
@@ -205,11 +218,26 @@ class Block(nn.Module):
         self.attn_scale, self.mlp_scale = nn.Parameter(torch.ones(C)), nn.Parameter(torch.ones(C))
         self.resid_mix = nn.Parameter(torch.stack((torch.ones(C), torch.zeros(C))))
 
-    def forward(self, x:Tensor, x0:Tensor, cos:Tensor, sin:Tensor)->Tensor: # x, x0 (B, T, n_embd)
+    def forward(self, x:Tensor, x0:Tensor, cos:Tensor, sin:Tensor, pack:dict=None)->Tensor: # x, x0 (B, T, n_embd)
         mix = self.resid_mix.to(x.dtype)
         x = mix[0] * x + mix[1] * x0
-        x = x + self.attn_scale.to(x.dtype) * self.attn(self.attn_norm(x), cos, sin)
+        x = x + self.attn_scale.to(x.dtype) * self.attn(self.attn_norm(x), cos, sin, pack)
         return x + self.mlp_scale.to(x.dtype) * self.mlp(self.mlp_norm(x))
+
+# %% ../nbs/01_model.ipynb #0cc5b7bb
+def packed_layout(reset_mask:Tensor, # (B, T) bool, True at the first token of each packed sample
+                 )->dict:            # positions (B, T), mask (B, 1, T, T) bool, cu_seqlens (S+1,) int32, max_seqlen
+    "Per-sample positions, block-diagonal causal mask and cumulative sample lengths of packed rows."
+    if reset_mask.ndim != 2: raise ValueError(f"reset_mask: expected (B, T) bools, got shape {tuple(reset_mask.shape)}")
+    B, T = reset_mask.shape
+    starts = reset_mask.bool().clone(); starts[:, 0] = True
+    idx = torch.arange(T, device=starts.device).expand(B, T)
+    positions = idx - torch.where(starts, idx, 0).cummax(1).values
+    doc = starts.long().cumsum(1)
+    mask = (doc[:, :, None] == doc[:, None, :]) & (idx[:, :, None] >= idx[:, None, :])
+    flat = starts.flatten().nonzero().flatten()
+    cu = torch.cat([flat, flat.new_tensor([B * T])]).to(torch.int32)
+    return dict(positions=positions, mask=mask[:, None], cu_seqlens=cu, max_seqlen=int((cu[1:] - cu[:-1]).max()))
 
 # %% ../nbs/01_model.ipynb #4b77fe35
 class GPT(nn.Module):
@@ -239,12 +267,12 @@ class GPT(nn.Module):
         if idx.size(1) > self.cfg.block_size: raise ValueError(f"idx: sequence length {idx.size(1)} > block_size={self.cfg.block_size}")
         if targets is not None and targets.shape != idx.shape: raise ValueError(f"targets: expected shape {tuple(idx.shape)} like idx, got {tuple(targets.shape)}")
 
-    def _run_blocks(self, x0:Tensor, cos:Tensor, sin:Tensor)->Tensor:
+    def _run_blocks(self, x0:Tensor, cos:Tensor, sin:Tensor, pack:dict=None)->Tensor:
         "U-Net pass: encoder blocks push their outputs, decoder blocks pop them (LIFO) before running."
         x, skips = x0, []
         for i, block in enumerate(self.blocks):
             if i >= self.n_enc and skips: x = x + self.skip_weights[i - self.n_enc].to(x.dtype) * skips.pop()
-            x = block(x, x0, cos, sin)
+            x = block(x, x0, cos, sin, pack)
             if i < self.n_enc: skips.append(x)
         return x
 
@@ -256,12 +284,14 @@ class GPT(nn.Module):
 
     def forward(self, idx:Tensor,              # (B, T) int64 token ids, T <= block_size
                 targets:Tensor|None=None,      # (B, T) next-token ids; -100 is ignored
+                reset_mask:Tensor|None=None,   # (B, T) bool: True at the first token of each packed sample
                )->Tensor:                      # mean cross-entropy, or (B, T, vocab_size) fp32 logits
-        "Softcapped fp32 logits, or the mean cross-entropy when `targets` is given."
+        "Softcapped fp32 logits, or the mean cross-entropy when `targets` is given; packed rows attend within each sample."
         self._check_inputs(idx, targets)
-        cos, sin = self.rotary(torch.arange(idx.size(1), device=idx.device))  # hook: packed batches pass per-document positions
+        pack = None if reset_mask is None else packed_layout(reset_mask.to(idx.device))
+        cos, sin = self.rotary(torch.arange(idx.size(1), device=idx.device) if pack is None else pack["positions"])
         x0 = F.rms_norm(self.tok_emb(idx), (self.cfg.n_embd,))
-        logits = self._logits(self.final_norm(self._run_blocks(x0, cos, sin)))
+        logits = self._logits(self.final_norm(self._run_blocks(x0, cos, sin, pack)))
         if targets is None: return logits
         return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 

@@ -126,7 +126,10 @@ def _autocast(cfg:TrainConfig, device:torch.device):
     dt = autocast_dtype(cfg.autocast, device)
     return torch.autocast(device.type, dtype=dt) if dt else nullcontext()
 
-def _max_token(loader:TokenLoader)->int: return max(int(d.max()) for d in loader.data if len(d))
+def _max_token(loader)->int:
+    "Largest token id of a TokenLoader's shards, or of another loader's first batch."
+    if hasattr(loader, "data"): return max(int(d.max()) for d in loader.data if len(d))
+    return max(int(t.max()) for t in loader.batch(0)[:2])
 
 # %% ../nbs/04_train.ipynb #ece774b8
 def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
@@ -155,11 +158,16 @@ def _set_schedules(cfg:TrainConfig, optimizers, step:int, elapsed:float)->float:
     return m
 
 # %% ../nbs/04_train.ipynb #c82677c5
-def _loss(fwd, teacher, x, y, cfg:TrainConfig):
+def _batch_to(batch, dev)->tuple: # (x, y, extras)
+    "A loader batch (x, y) or (x, y, extras) on `dev`; extras are model keyword arguments, e.g. a packed batch's reset_mask."
+    x, y, *rest = batch
+    return x.to(dev), y.to(dev), {k: v.to(dev) for k, v in (rest[0] if rest else {}).items()}
+
+def _loss(fwd, teacher, x, y, cfg:TrainConfig, extras:dict={}):
     "Mean CE, or the distillation loss against a frozen teacher."
-    if teacher is None: return fwd(x, y)
-    with torch.no_grad(): t_logits = teacher(x)
-    return distill_loss(fwd(x), t_logits, y, cfg.distill_alpha, cfg.distill_temperature)
+    if teacher is None: return fwd(x, y, **extras)
+    with torch.no_grad(): t_logits = teacher(x, **extras)
+    return distill_loss(fwd(x, **extras), t_logits, y, cfg.distill_alpha, cfg.distill_temperature)
 
 def load_teacher(path)->GPT:
     "A frozen GPT from a training checkpoint (e.g. the fp main job's runs/<run>/ckpt.pt), weights unchanged."
@@ -186,7 +194,7 @@ def _wrap(model, cfg:TrainConfig, dev:torch.device, world:int):
 # %% ../nbs/04_train.ipynb #536821e5
 def train(cfg:TrainConfig,              # the run's hyperparameters
           model,                        # a GPT (moved to the device here)
-          loader:TokenLoader,           # training batches; loader.batch(step) -> this rank's (x, y)
+          loader:TokenLoader,           # training batches; loader.batch(step) -> this rank's (x, y), or (x, y, model kwargs) e.g. a packed reset_mask
           val_tokens=None,              # 1-D tensor of the val stream, for periodic and final evals
           luts:ByteLUTs=None,           # byte LUTs of the tokenizer, for bpb
           run_dir=None,                 # where metrics.jsonl and ckpt.pt go (None: nothing written)
@@ -198,7 +206,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     "Train `model`; return its final metrics (val_loss, val_bpb, steps, train_seconds, tokens_per_s, losses)."
     dev = resolve_device(cfg.device); model.to(dev); torch.manual_seed(cfg.seed)
     rank, world = _dist()
-    if loader.world_size != world: raise ValueError(f"loader.world_size={loader.world_size} but {world} processes are running")
+    if getattr(loader, "world_size", 1) != world: raise ValueError(f"loader.world_size={getattr(loader, 'world_size', 1)} but {world} processes are running")
     if luts is not None: check_vocab(model, len(luts.base_bytes), "the byte LUTs / tokenizer")
     if (top := _max_token(loader)) >= model.cfg.vocab_size:
         raise ValueError(f"training shards hold token id {top} >= GPTConfig.vocab_size={model.cfg.vocab_size}")
@@ -221,8 +229,8 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
         t0 = time.perf_counter()
         lr = _set_schedules(cfg, optimizers, step, elapsed)
         alpha = quant_alpha_at(cfg, step, elapsed); set_quant_alpha(model, alpha)
-        x, y = (t.to(dev) for t in loader.batch(step))
-        with _autocast(cfg, dev): loss = _loss(fwd, teacher, x, y, cfg)
+        x, y, extras = _batch_to(loader.batch(step), dev)
+        with _autocast(cfg, dev): loss = _loss(fwd, teacher, x, y, cfg, extras)
         rec = dict(step=step + 1, train_loss=_global_mean(loss, world), lr_mult=round(lr, 6), quant_alpha=round(alpha, 4))
         if not math.isfinite(rec["train_loss"]):
             if cfg.nonfinite == "raise": raise FloatingPointError(f"non-finite train loss {rec['train_loss']} at step {step + 1}")
