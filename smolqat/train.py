@@ -281,7 +281,11 @@ def main(argv=None):
         cuda = torch.cuda.is_available() and spec["train"].get("device", "auto") != "cpu"
         if cuda: torch.cuda.set_device(int(os.environ["LOCAL_RANK"])); spec["train"]["device"] = f"cuda:{os.environ['LOCAL_RANK']}"
         dist.init_process_group("nccl" if cuda else "gloo")
-    try: return run_from_config(spec)
+    try:
+        res = run_from_config(spec)
+        if _dist()[0] == 0 and spec.get("run_dir"):   # rank 0 leaves the result for a launcher (e.g. train_gpt with nproc > 1)
+            atomic_write_bytes(Path(spec["run_dir"]) / "train_result.json", json.dumps(res).encode())
+        return res
     finally:
         if dist.is_initialized(): dist.destroy_process_group()
 
