@@ -77,6 +77,9 @@ class WindowScores:
     tokens: torch.Tensor  # (W,) int64 scored targets
     bytes: torch.Tensor   # (W,) int64 UTF-8 bytes behind the scored targets
 
+    @classmethod
+    def cat(cls, parts:list): return cls(*(torch.cat([getattr(p, k) for p in parts]) for k in ("nll", "tokens", "bytes")))
+
 def _as_tokens(tokens, luts:ByteLUTs, device)->torch.Tensor:
     "The stream as an int64 tensor on `device`, checked against the LUT size."
     t = tokens if torch.is_tensor(tokens) else torch.from_numpy(np.asarray(tokens, dtype=np.int64))
@@ -280,6 +283,6 @@ def eval_ttt(model:nn.Module,            # returns logits for ids, and the mean 
         if ledger is not None: ledger.record_scores(win[idx])
         if c < len(chunks) - 1 and cfg.epochs:
             updates += _train_chunk(m, params, opt, tokens, _target_span(win[idx]), cfg, _cosine_lr(cfg.lr, c, len(chunks)), autocast, ledger)
-    allsc = WindowScores(*(torch.cat([getattr(s, k) for s in scores]) for k in ("nll", "tokens", "bytes")))
+    allsc = WindowScores.cat(scores)
     return {**bpb_summary(allsc, time.perf_counter() - t0), "chunks": len(chunks), "updates": updates,
             "chunk_nll": [float(s.nll.sum()) for s in scores], "chunk_bytes": [int(s.bytes.sum()) for s in scores]}

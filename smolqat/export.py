@@ -86,9 +86,17 @@ def quant_stats(sd:dict, obj:dict)->dict:
     return dict(param_count=sum(t.numel() for t in sd.values()), num_tensors=len(sd), baseline_bytes=base,
                 payload_bytes=pay, payload_ratio=base / max(pay, 1), by_scheme=by_scheme, per_tensor=per_tensor)
 
+def _encode(name:str, t:torch.Tensor, scheme:str, schemes:dict, hessians:dict)->dict:
+    "One entry's tensors; gptq schemes quantize with the tensor's Hessian."
+    if not scheme.startswith("gptq"): return schemes[scheme][0](t)
+    st = (hessians or {}).get(name)
+    q, s, _ = quantize_weight(t, scheme, None if st is None else st.H, name)
+    return dict(q=q, scale=s)
+
 def quantize_state_dict(sd:dict,               # name -> tensor (a model's state_dict)
                         policy=int8_policy,    # (name, tensor) -> scheme name
                         schemes:dict=SCHEMES,  # scheme name -> (encode, decode)
+                        hessians:dict=None,    # "<name>.weight" -> HessianStat, for gptq schemes (06_gptq)
                        )->tuple:               # (export object, stats)
     "Encode every tensor with the scheme its policy picks."
     entries = {}
@@ -96,7 +104,7 @@ def quantize_state_dict(sd:dict,               # name -> tensor (a model's state
         t = t.detach().cpu()
         scheme = policy(name, t)
         if scheme not in schemes: raise ValueError(f"policy chose scheme {scheme!r} for {name}; known schemes: {sorted(schemes)}")
-        entries[name] = dict(scheme=scheme, dtype=str(t.dtype).removeprefix("torch."), **schemes[scheme][0](t))
+        entries[name] = dict(scheme=scheme, dtype=str(t.dtype).removeprefix("torch."), **_encode(name, t, scheme, schemes, hessians))
     obj = dict(format=QUANT_FORMAT, entries=entries)
     return obj, quant_stats(sd, obj)
 
@@ -298,26 +306,14 @@ def qat_policy(model:nn.Module, fallback=int8_policy):
     modes = {f"{n}.weight": m.weight_mode for n, m in model.named_modules() if isinstance(m, BitLinear) and m.weight_mode != "fp"}
     return lambda name, t: ("ternary" if modes[name] == "ternary" else f"{modes[name]}_qat") if name in modes else fallback(name, t)
 
-def _encode(name:str, t:torch.Tensor, scheme:str, schemes:dict, hessians:dict)->dict:
-    "One state-dict entry; gptq schemes look up the tensor's Hessian."
-    if not scheme.startswith("gptq"): return schemes[scheme][0](t)
-    st = (hessians or {}).get(name)
-    q, s, _ = quantize_weight(t, scheme, None if st is None else st.H, name)
-    return dict(q=q, scale=s)
-
 def quantize_model(model:nn.Module,           # a GPT (anything with .cfg and a state_dict)
                    hessians:dict=None,        # "<name>.weight" -> HessianStat (06_gptq.capture_hessians); gptq specs need them
                    policy:MixedPolicy=None,   # spec per category (06_gptq); None: the baseline int8 export
                   )->tuple:                   # (export object, stats)
     "Export object of a model: QAT layers with the quantizer they trained with, every other tensor as `policy` says."
-    policy, schemes, entries = policy or named_policy("int8"), export_schemes(model.cfg), {}
-    pick = qat_policy(model, fallback=lambda n, t: {"int8": "int8_row"}.get(policy.spec(n, t), policy.spec(n, t)))
-    sd = {n: t.detach().cpu() for n, t in model.state_dict().items()}
-    for name, t in sd.items():
-        scheme = pick(name, t)
-        entries[name] = dict(scheme=scheme, dtype=str(t.dtype).removeprefix("torch."), **_encode(name, t, scheme, schemes, hessians))
-    obj = dict(format=QUANT_FORMAT, entries=entries)
-    return obj, quant_stats(sd, obj)
+    policy = policy or named_policy("int8")
+    scheme_of = lambda n, t: "int8_row" if (s := policy.spec(n, t)) == "int8" else s   # the spec int8 is the baseline int8_row scheme
+    return quantize_state_dict(model.state_dict(), qat_policy(model, fallback=scheme_of), export_schemes(model.cfg), hessians)
 
 def dequantize_model_state(obj:dict, config:dict)->dict:
     "State dict back from an export object of a model with config `config`."

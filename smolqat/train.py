@@ -163,8 +163,9 @@ def _batch_to(batch, dev)->tuple: # (x, y, extras)
     x, y, *rest = batch
     return x.to(dev), y.to(dev), {k: v.to(dev) for k, v in (rest[0] if rest else {}).items()}
 
-def _loss(fwd, teacher, x, y, cfg:TrainConfig, extras:dict={}):
+def _loss(fwd, teacher, x, y, cfg:TrainConfig, extras:dict=None):
     "Mean CE, or the distillation loss against a frozen teacher."
+    extras = extras or {}
     if teacher is None: return fwd(x, y, **extras)
     with torch.no_grad(): t_logits = teacher(x, **extras)
     return distill_loss(fwd(x, **extras), t_logits, y, cfg.distill_alpha, cfg.distill_temperature)
@@ -206,7 +207,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     "Train `model`; return its final metrics (val_loss, val_bpb, steps, train_seconds, tokens_per_s, losses)."
     dev = resolve_device(cfg.device); model.to(dev); torch.manual_seed(cfg.seed)
     rank, world = _dist()
-    if getattr(loader, "world_size", 1) != world: raise ValueError(f"loader.world_size={getattr(loader, 'world_size', 1)} but {world} processes are running")
+    if (lw := getattr(loader, "world_size", 1)) != world: raise ValueError(f"loader.world_size={lw} but {world} processes are running")
     if luts is not None: check_vocab(model, len(luts.base_bytes), "the byte LUTs / tokenizer")
     if (top := _max_token(loader)) >= model.cfg.vocab_size:
         raise ValueError(f"training shards hold token id {top} >= GPTConfig.vocab_size={model.cfg.vocab_size}")
