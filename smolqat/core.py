@@ -9,7 +9,6 @@ __all__ = ['check_types', 'config_from', 'atomic_write_bytes', 'project_root', '
 # %% ../nbs/00_core.ipynb #dbe5f9fc
 import dataclasses, os, subprocess, sys, tempfile, typing
 from pathlib import Path
-import torch.distributed as dist
 
 # %% ../nbs/00_core.ipynb #aa7470d3
 _PLAIN = {int: (int,), float: (float, int), str: (str,), bool: (bool,)}
@@ -68,6 +67,7 @@ def project_path(path)->Path:
 # %% ../nbs/00_core.ipynb #3ac31041
 def rank_world()->tuple:
     "(rank, world_size) under torch.distributed, else (0, 1)."
+    import torch.distributed as dist  # here, not at the top: sweep drivers import core without paying for torch
     if dist.is_available() and dist.is_initialized(): return dist.get_rank(), dist.get_world_size()
     return 0, 1
 

@@ -14,8 +14,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from .core import check_types
-from .bitlinear import BitLinear, QuantConfig
+from .core import check_types, config_from
+from .bitlinear import BitLinear, QuantConfig, check_quant_options
 try: from flash_attn import flash_attn_func, flash_attn_varlen_func  # optional, GPU only
 except ImportError: flash_attn_func = flash_attn_varlen_func = None
 
@@ -63,16 +63,14 @@ class GPTConfig:
         _require(self.rope_base > 0, "rope_base", "> 0", self.rope_base)
         _require(self.attn_backend in ATTN_BACKENDS, "attn_backend", f"one of {ATTN_BACKENDS}", self.attn_backend)
         _require(0 <= self.fp_boundary, "fp_boundary", ">= 0", self.fp_boundary)
-        self.quant_config()  # validates the quantization fields
+        check_quant_options("GPTConfig", self)
 
     @property
     def quantized(self)->bool: return self.weight_mode != "fp" or self.act_bits > 0
 
     def quant_config(self)->QuantConfig:
-        "The BitLinear options these fields describe."
-        return QuantConfig(weight_mode=self.weight_mode, act_bits=self.act_bits, granularity=self.quant_granularity,
-                           stat=self.quant_stat, group_size=self.quant_group_size, pre_norm=self.quant_pre_norm,
-                           fp_boundary=self.fp_boundary)
+        "The quantization fields of this config as a QuantConfig (the same names)."
+        return config_from(QuantConfig, vars(self))
 
 # %% ../nbs/01a_model.ipynb #f8750c08
 LINEAR_ROLES = ("attn.q", "attn.k", "attn.v", "attn.proj", "mlp.fc", "mlp.proj", "lm_head")
