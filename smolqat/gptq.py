@@ -17,7 +17,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .data import BOS_ID
-from .model import CONTROL_PATTERNS
+from .model import CONTROL_PATTERNS, EMBED_PATTERNS
 from .bitlinear import qmax, row_scale, quantize_rows, dequantize_rows
 
 # %% ../nbs/06_gptq.ipynb #0aec2b25
@@ -240,8 +240,8 @@ def sample_calibration(model:nn.Module,        # trained GPT: (B, T) ids -> (B, 
 CATEGORIES = ("attn", "mlp", "embed", "other")
 
 def tensor_category(name:str)->str:
-    "Category of a state-dict entry by its name: attn, mlp, embed or other."
-    if "tok_emb" in name or "lm_head" in name: return "embed"
+    "Category of a state-dict entry by its name: attn, mlp, embed (the token tables, model.EMBED_PATTERNS) or other."
+    if any(p in name for p in EMBED_PATTERNS): return "embed"
     if ".mlp." in name: return "mlp"
     if ".attn." in name: return "attn"
     return "other"
