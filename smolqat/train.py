@@ -12,7 +12,7 @@ __all__ = ['CKPT_MAGIC', 'EXPECTED_COMPILE_S', 'COMPILE_PAYBACK', 'TrainConfig',
            'train_torchrun']
 
 # %% ../nbs/04_train.ipynb #48f995ed
-import argparse, copy, hashlib, importlib, importlib.util, io, json, math, os, shutil, time, warnings
+import argparse, copy, hashlib, importlib.util, io, json, math, os, shutil, time, warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
@@ -22,7 +22,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm import tqdm
-from .core import atomic_write_bytes, check_types, launch_torchrun, rank_world
+from .core import atomic_write_bytes, check_types, init_distributed, launch_torchrun, rank_world
 from .data import ByteLUTs, TokenLoader, Tokenizer, build_byte_luts, load_val_tokens, prepare_data
 from .model import GPT, GPTConfig
 from .bitlinear import set_quant_alpha, qat_alpha, distill_loss
@@ -502,7 +502,7 @@ def probe_autocast(model:nn.Module, batch, dev:torch.device,
 def find_compiler(dev:torch.device)->str: # its name, None when there is none
     "What torch.compile's inductor compiles with on `dev`: a C++ compiler on CPU, triton on CUDA."
     if dev.type == "cuda": return "triton" if importlib.util.find_spec("triton") else None
-    return next((c for c in (os.environ.get("CXX"), "c++", "g++", "clang++") if c and shutil.which(c)), None)
+    return next((c for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
 
 # %% ../nbs/04_train.ipynb #ee8b0c1c
 def decide_autocast(autocast:str, dev:torch.device, probe:dict)->dict: # {"autocast": "bf16"|"fp32", "autocast_reason": ...}
@@ -589,8 +589,7 @@ def _init_distributed(spec:dict):
     "Under torchrun: pick this rank's GPU (unless the run asks for cpu) and join the process group (NCCL or gloo)."
     cuda = torch.cuda.is_available() and spec["train"].get("device", "auto") != "cpu"
     if cuda: torch.cuda.set_device(int(os.environ["LOCAL_RANK"])); spec["train"]["device"] = f"cuda:{os.environ['LOCAL_RANK']}"
-    importlib.import_module("torch.distributed.nn")  # first: else it keeps the process group alive after destroy_process_group
-    dist.init_process_group("nccl" if cuda else "gloo")
+    init_distributed("nccl" if cuda else "gloo")
 
 def main(argv=None):
     "Command line: `[torchrun ...] python -m smolqat.train --config CONFIG.json`."
