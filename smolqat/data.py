@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import sentencepiece as spm
-from .core import atomic_write_bytes
+from .core import atomic_write_bytes, build_once
 
 # %% ../nbs/00a_data.ipynb #0b15c2f8
 VAL_WORKS = {"shakespeare": ("troilus_and_cressida", "twelfth_night", "two_gentlemen_of_verona", "winters_tale")}
@@ -240,13 +240,7 @@ def prepare_data(corpus:str="shakespeare", # embedded corpus name
                 )->DataPaths:
     "Tokenizer + train/val shards for `corpus`, built once into a cache folder and reused."
     root = Path(cache_dir or default_cache_dir()) / f"{corpus}_sp{vocab_size}_s{shard_tokens}"
-    if not (root / "meta.json").exists():
-        root.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=root.parent, prefix=root.name + ".tmp"))
-        try: _write_prepared(tmp, corpus, vocab_size, shard_tokens); os.replace(tmp, root)
-        except OSError:
-            if not (root / "meta.json").exists(): raise
-        finally: shutil.rmtree(tmp, ignore_errors=True)
+    build_once(root, lambda d: _write_prepared(d, corpus, vocab_size, shard_tokens))
     meta = json.loads((root / "meta.json").read_text())
     return DataPaths(root, root / "tokenizer.model", sorted(root.glob("train_*.bin")), sorted(root.glob("val_*.bin")), meta)
 
