@@ -46,6 +46,7 @@ def _check_record(cfg):
     _require(cfg.mlp_slope >= 0, "mlp_slope", ">= 0", cfg.mlp_slope)
     for name in ("window", "sink_tokens"): _require(getattr(cfg, name) >= 0, name, ">= 0", getattr(cfg, name))
     _require(bool(cfg.window) == bool(cfg.window_layers), "window_layers", f"blocks exactly when window > 0 (window={cfg.window})", cfg.window_layers)
+    _require(cfg.causal or not cfg.window, "window", "0 when causal=False (window attention is causal)", cfg.window)
 
 @dataclass
 class GPTConfig:
@@ -81,6 +82,8 @@ class GPTConfig:
     window: int = 0                     # window attention on window_layers: a query sees the keys at distance <= window (0: off)
     window_layers: list = field(default_factory=list)  # blocks with window attention
     sink_tokens: int = 0                # window blocks also see the first sink_tokens tokens of each sample
+    causal: bool = True                 # False: bidirectional attention within each sample (an encoder, 11_ime)
+    n_out: int = 0                      # classes of the output head (0: vocab_size); another size needs tie_embeddings=False
 
     @property
     def head_dim(self)->int: return self.n_embd // self.n_head
@@ -96,6 +99,9 @@ class GPTConfig:
         _require(self.rope_base > 0, "rope_base", "> 0", self.rope_base)
         _require(self.attn_backend in ATTN_BACKENDS, "attn_backend", f"one of {ATTN_BACKENDS}", self.attn_backend)
         _require(0 <= self.fp_boundary, "fp_boundary", ">= 0", self.fp_boundary)
+        _require(self.n_out >= 0, "n_out", "0 (vocab_size) or the number of output classes", self.n_out)
+        _require(self.tie_embeddings is False or self.n_out in (0, self.vocab_size), "tie_embeddings",
+                 f"False when n_out={self.n_out} differs from vocab_size={self.vocab_size}", self.tie_embeddings)
         check_quant_options("GPTConfig", self)
         _check_record(self)
 
@@ -181,21 +187,21 @@ def check_attn_backend(backend:str):
     if flash_attn_func is None: raise RuntimeError("GPTConfig.attn_backend='flash' needs the flash-attn package (not installed); use attn_backend='sdpa'")
     if not torch.cuda.is_available(): raise RuntimeError("GPTConfig.attn_backend='flash' needs a CUDA device; use attn_backend='sdpa'")
 
-def _flash_attend(q:Tensor, k:Tensor, v:Tensor)->Tensor:
+def _flash_attend(q:Tensor, k:Tensor, v:Tensor, causal:bool=True)->Tensor:
     "flash-attn path: (B, T, H, D) layout, bf16/fp16 only, GQA native."
     if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
     dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
-    y = flash_attn_func(*(t.transpose(1, 2).to(dt) for t in (q, k, v)), causal=True)
+    y = flash_attn_func(*(t.transpose(1, 2).to(dt) for t in (q, k, v)), causal=causal)
     return y.transpose(1, 2).to(q.dtype)
 
-def _flash_varlen_attend(q:Tensor, k:Tensor, v:Tensor, pack:dict)->Tensor:
+def _flash_varlen_attend(q:Tensor, k:Tensor, v:Tensor, pack:dict, causal:bool=True)->Tensor:
     "flash-attn varlen path for packed rows: the (B*T) tokens as independent sequences cut at cu_seqlens."
     if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
     B, H, T, D = q.shape
     dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
     flat = lambda t: t.transpose(1, 2).reshape(B * T, t.size(1), D).to(dt)
     cu, mx = pack["cu_seqlens"], pack["max_seqlen"]
-    y = flash_attn_varlen_func(flat(q), flat(k), flat(v), cu, cu, mx, mx, causal=True)
+    y = flash_attn_varlen_func(flat(q), flat(k), flat(v), cu, cu, mx, mx, causal=causal)
     return y.view(B, T, H, D).transpose(1, 2).to(q.dtype)
 
 def attend(q:Tensor,           # (B, n_head, T, head_dim)
@@ -205,12 +211,13 @@ def attend(q:Tensor,           # (B, n_head, T, head_dim)
            pack:dict=None,     # packed rows (from packed_layout): attend only within each sample
            window:int=0,       # > 0: a query sees only the keys at distance <= window (01a_record)
            sinks:int=0,        # with a window: the first `sinks` tokens of each sample stay visible
+           causal:bool=True,   # False: every position sees its whole sample (a packed row's mask then carries no causal part)
           )->Tensor:           # (B, n_head, T, head_dim)
-    "Causal grouped-query attention softmax(q k^T / sqrt(d) + causal mask) v; block-diagonal per sample when packed."
+    "Grouped-query attention softmax(q k^T / sqrt(d) + causal mask) v (no causal mask when `causal` is False); block-diagonal per sample when packed."
     if window: return _window_attend(q, k, v, backend, pack, window, sinks)
-    if backend == "flash": return _flash_attend(q, k, v) if pack is None else _flash_varlen_attend(q, k, v, pack)
+    if backend == "flash": return _flash_attend(q, k, v, causal) if pack is None else _flash_varlen_attend(q, k, v, pack, causal)
     gqa = k.size(1) != q.size(1)
-    if pack is None: return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+    if pack is None: return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=pack["mask"], enable_gqa=gqa)
 
 def _window_attend(q:Tensor, k:Tensor, v:Tensor, backend:str, pack:dict, window:int, sinks:int)->Tensor:
@@ -233,6 +240,7 @@ class CausalSelfAttention(nn.Module):
         self.q_gain = nn.Parameter(torch.full((cfg.n_head,), float(cfg.qk_gain_init)))
         self.window = cfg.window if layer in cfg.window_layers else 0
         self.sinks, self.use_xsa = cfg.sink_tokens if self.window else 0, layer >= cfg.n_layer - cfg.xsa_last
+        self.causal = cfg.causal
         if layer in cfg.ve_layers: self.ve_scale = nn.Parameter(torch.ones(1))
 
     def _heads(self, t:Tensor, n:int)->Tensor: return t.reshape(*t.shape[:2], n, self.head_dim).transpose(1, 2)
@@ -247,7 +255,7 @@ class CausalSelfAttention(nn.Module):
         q, k, v = self._heads(self.c_q(x), self.n_head), self._heads(self.c_k(x), self.n_kv_head), self._values(x, ve)
         q = apply_rotary_emb(F.rms_norm(q, (self.head_dim,)), cos, sin) * self.q_gain.to(q.dtype)[:, None, None]
         k = apply_rotary_emb(F.rms_norm(k, (self.head_dim,)), cos, sin)
-        y = attend(q, k, v, self.backend, pack, self.window, self.sinks)
+        y = attend(q, k, v, self.backend, pack, self.window, self.sinks, self.causal)
         if self.use_xsa: y = xsa(y, v)
         return self.proj(y.transpose(1, 2).flatten(2))
 
@@ -290,15 +298,17 @@ class Block(nn.Module):
 
 # %% ../nbs/01b_model.ipynb #0cc5b7bb
 def packed_layout(reset_mask:Tensor, # (B, T) bool, True at the first token of each packed sample
+                  causal:bool=True,  # False: the mask lets every token see its whole sample
                  )->dict:            # starts (B, T) bool, positions (B, T), mask (B, 1, T, T) bool, cu_seqlens (S+1,) int32, max_seqlen
-    "Per-sample positions, block-diagonal causal mask and cumulative sample lengths of packed rows."
+    "Per-sample positions, block-diagonal (causal) mask and cumulative sample lengths of packed rows."
     if reset_mask.ndim != 2: raise ValueError(f"reset_mask: expected (B, T) bools, got shape {tuple(reset_mask.shape)}")
     B, T = reset_mask.shape
     starts = reset_mask.bool().clone(); starts[:, 0] = True
     idx = torch.arange(T, device=starts.device).expand(B, T)
     positions = idx - torch.where(starts, idx, 0).cummax(1).values
     doc = starts.long().cumsum(1)
-    mask = (doc[:, :, None] == doc[:, None, :]) & (idx[:, :, None] >= idx[:, None, :])
+    mask = doc[:, :, None] == doc[:, None, :]
+    if causal: mask = mask & (idx[:, :, None] >= idx[:, None, :])
     flat = starts.flatten().nonzero().flatten()
     cu = torch.cat([flat, flat.new_tensor([B * T])]).to(torch.int32)
     return dict(starts=starts, positions=positions, mask=mask[:, None], cu_seqlens=cu, max_seqlen=int((cu[1:] - cu[:-1]).max()))
@@ -317,7 +327,7 @@ class GPT(nn.Module):
         self.blocks = nn.ModuleList(Block(cfg, i, linear_factory) for i in range(cfg.n_layer))
         self.final_norm = RMSNorm()
         self.rotary = Rotary(cfg.rope_dims or cfg.head_dim, cfg.block_size, cfg.rope_base)
-        self.lm_head = None if cfg.tie_embeddings else _linear(linear_factory, cfg, cfg.n_embd, cfg.vocab_size, "lm_head", cfg.n_layer)
+        self.lm_head = None if cfg.tie_embeddings else _linear(linear_factory, cfg, cfg.n_embd, cfg.n_out or cfg.vocab_size, "lm_head", cfg.n_layer)
         self._init_weights()
 
     def _init_weights(self):
@@ -334,10 +344,10 @@ class GPT(nn.Module):
         if idx.size(1) > self.cfg.block_size: raise ValueError(f"idx: sequence length {idx.size(1)} > block_size={self.cfg.block_size}")
         if targets is not None and targets.shape != idx.shape: raise ValueError(f"targets: expected shape {tuple(idx.shape)} like idx, got {tuple(targets.shape)}")
 
-    def _embed(self, idx:Tensor, pack:dict=None)->Tensor:
-        "x0: the token embedding (plus BigramHash), RMS-normed, then SmearGate; packed samples never see the one before."
+    def _embed(self, idx:Tensor, pack:dict=None, embed_add:Tensor=None)->Tensor:
+        "x0: the token embedding (plus BigramHash and `embed_add`), RMS-normed, then SmearGate; packed samples never see the one before."
         starts = None if pack is None else pack["starts"]
-        x = self.tok_emb(idx)
+        x = self.tok_emb(idx) if embed_add is None else self.tok_emb(idx) + embed_add
         if self.bigram is not None: x = x + self.bigram(idx, starts)
         x = F.rms_norm(x, (self.cfg.n_embd,))
         return x if self.smear is None else self.smear(x, starts)
@@ -351,6 +361,13 @@ class GPT(nn.Module):
             if i < self.n_enc: skips.append(x)
         return x
 
+    def features(self, idx:Tensor, reset_mask:Tensor|None=None, embed_add:Tensor|None=None)->Tensor: # (B, T, n_embd)
+        "The final-normed hidden states the head reads (forward's arguments); a task may apply `_logits` to some rows only."
+        pack = None if reset_mask is None else packed_layout(reset_mask.to(idx.device), self.cfg.causal)
+        cos, sin = self.rotary(torch.arange(idx.size(1), device=idx.device) if pack is None else pack["positions"])
+        ve = None if self.value_embed is None else self.value_embed(idx)
+        return self.final_norm(self._run_blocks(self._embed(idx, pack, embed_add), cos, sin, pack, ve))
+
     def _logits(self, x:Tensor)->Tensor:
         "Head (tied or lm_head) then softcap, in fp32."
         z = F.linear(x, self.tok_emb.weight.to(x.dtype)) if self.lm_head is None else self.lm_head(x)
@@ -360,13 +377,11 @@ class GPT(nn.Module):
     def forward(self, idx:Tensor,              # (B, T) int64 token ids, T <= block_size
                 targets:Tensor|None=None,      # (B, T) next-token ids; -100 is ignored
                 reset_mask:Tensor|None=None,   # (B, T) bool: True at the first token of each packed sample
-               )->Tensor:                      # mean cross-entropy, or (B, T, vocab_size) fp32 logits
+                embed_add:Tensor|None=None,    # (B, T, n_embd) added to the token embedding (e.g. 11_ime's character hints)
+               )->Tensor:                      # mean cross-entropy, or (B, T, n_out or vocab_size) fp32 logits
         "Softcapped fp32 logits, or the mean cross-entropy when `targets` is given; packed rows attend within each sample."
         self._check_inputs(idx, targets)
-        pack = None if reset_mask is None else packed_layout(reset_mask.to(idx.device))
-        cos, sin = self.rotary(torch.arange(idx.size(1), device=idx.device) if pack is None else pack["positions"])
-        ve = None if self.value_embed is None else self.value_embed(idx)
-        logits = self._logits(self.final_norm(self._run_blocks(self._embed(idx, pack), cos, sin, pack, ve)))
+        logits = self._logits(self.features(idx, reset_mask, embed_add))
         if targets is None: return logits
         return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
 

@@ -195,9 +195,9 @@ def check_vocab(model_cfg:GPTConfig, vocab_size:int, what:str="tokenizer"):
         raise ValueError(f"{what} has vocab_size={vocab_size} but the model's GPTConfig.vocab_size={model_cfg.vocab_size}; they must match")
 
 def _max_token(loader)->int:
-    "Largest token id of a TokenLoader's shards, or of another loader's first batch."
+    "Largest input token id of a TokenLoader's shards, or of another loader's first batch (its targets may be another vocabulary, e.g. 11_ime's characters)."
     if hasattr(loader, "data"): return max(int(d.max()) for d in loader.data if len(d))
-    return max(int(t.max()) for t in loader.batch(0)[:2])
+    return int(loader.batch(0)[0].max())
 
 def check_inputs(model_cfg:GPTConfig, loader, luts:ByteLUTs, world:int):
     "Refuse a loader sharded for another world size, byte LUTs of another vocabulary, or token ids the model cannot embed."
@@ -248,10 +248,11 @@ def _batch_to(batch, dev)->tuple: # (x, y, extras)
     return x.to(dev), y.to(dev), {k: v.to(dev) for k, v in (rest[0] if rest else {}).items()}
 
 def _loss(fwd, teacher, x, y, cfg:TrainConfig, extras:dict=None):
-    "Mean CE, or the distillation loss against a frozen teacher."
-    extras = extras or {}
+    "Mean CE (the model's own loss), or the distillation loss against a frozen teacher, which reads extras['teacher_input'] instead of x when given."
+    extras = dict(extras or {})
+    t_x = extras.pop("teacher_input", x)   # cross-input distillation: the teacher reads the clean input, the student a noised one
     if teacher is None: return fwd(x, y, **extras)
-    with torch.no_grad(): t_logits = teacher(x, **extras)
+    with torch.no_grad(): t_logits = teacher(t_x, **extras)
     return distill_loss(fwd(x, **extras), t_logits, y, cfg.distill_alpha, cfg.distill_temperature)
 
 def load_teacher(path)->GPT:
@@ -372,14 +373,14 @@ def save_run(run:RunState, cfg:TrainConfig):
     run.saved_step, run.newest_ok = run.step, True
 
 def after_step(run:RunState, cfg:TrainConfig, rec:dict, bar=None, on_step=None):
-    "The loop's hook point: log the record, evaluate and checkpoint when due, then call `on_step(step, model, rec)`."
+    "The loop's hook point: log the record, evaluate, call `on_step(step, model, rec)`, then checkpoint when due (so a resume never skips what on_step did)."
     rec["elapsed"] = round(run.elapsed, 3)
     if run.step % cfg.log_every == 0 or rec.get("skipped"): append_metrics(run.metrics_path, rec)
     if run.val_tokens is not None and cfg.val_every and run.step % cfg.val_every == 0 and run.step < cfg.steps:
         v = evaluate(run, cfg, cfg.val_max_tokens)
         if bar is not None: bar.set_postfix(val_bpb=f"{v['bpb']:.3f}")
-    if cfg.checkpoint_every and run.step % cfg.checkpoint_every == 0: save_run(run, cfg)
     if on_step: on_step(run.step, run.model, rec)
+    if cfg.checkpoint_every and run.step % cfg.checkpoint_every == 0: save_run(run, cfg)
 
 def _final_evals(run:RunState, cfg:TrainConfig)->dict:
     "Full val evals of the training weights (val_loss, val_bpb) and of each average holding a snapshot (val_loss_ema, val_bpb_ema...)."
