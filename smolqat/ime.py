@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'ime_scores', 'pair_counts', 'most_frequent_decode', 'line_tokens',
            'KneserNey', 'emission_logp', 'line_candidates', 'ngram_decode', 'ngram_baseline', 'ngram_scores',
-           'masked_ce', 'ime_model_config', 'IMEModel', 'split_pieces', 'pack_greedy', 'typo_legal', 'IMELoader',
-           'predict', 'typo_pairs', 'toneless', 'toneless_legal', 'ime_metrics', 'IMEOptions', 'ime_legal',
+           'masked_ce', 'ime_model_config', 'IMEModel', 'candidate_argmax', 'split_pieces', 'pack_greedy', 'typo_legal',
+           'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal', 'ime_metrics', 'IMEOptions', 'ime_legal',
            'load_ime_model', 'train_ime']
 
-# %% ../nbs/11_ime.ipynb #db009919
+# %% ../nbs/11_ime.ipynb #7009212f
 import io, math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,12 +23,12 @@ from .model import GPT, GPTConfig
 from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint
 from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo
 
-# %% ../nbs/11_ime.ipynb #17c80778
+# %% ../nbs/11_ime.ipynb #17830a87
 def all_pairs(split)->list: # [(input ids, character ids)] of every line
     "Every line of an AlignedBin (or a list of pairs) as a list."
     return [split[k] for k in range(len(split))]
 
-# %% ../nbs/11_ime.ipynb #8a2395aa
+# %% ../nbs/11_ime.ipynb #e8e2283d
 def ime_scores(preds:list,  # per line: predicted character ids, one per position (unscored positions are ignored)
                pairs:list,  # per line: (input ids, gold character ids) from an AlignedBin
               )->dict:      # char_acc, sentence_exact, positions, sentences
@@ -41,7 +41,7 @@ def ime_scores(preds:list,  # per line: predicted character ids, one per positio
         right += int(ok.sum()); total += int(k.sum()); exact += bool(ok.all()); sents += 1
     return dict(char_acc=right / max(total, 1), sentence_exact=exact / max(sents, 1), positions=total, sentences=sents)
 
-# %% ../nbs/11_ime.ipynb #cb844e11
+# %% ../nbs/11_ime.ipynb #c162c0b7
 def pair_counts(pairs:list, n_inputs:int, n_chars:int)->np.ndarray: # (n_inputs, n_chars) counts
     "How often each input id was typed for each character over the scored positions."
     cnt = np.zeros((n_inputs, n_chars))
@@ -55,7 +55,7 @@ def most_frequent_decode(pairs:list, counts:np.ndarray)->list:
     best = counts.argmax(1)
     return [best[syl] for syl, _ in pairs]
 
-# %% ../nbs/11_ime.ipynb #90de18f7
+# %% ../nbs/11_ime.ipynb #96af9b55
 BOS = -1   # the line start, the n-gram context before the first token
 
 def line_tokens(syl:np.ndarray, gold:np.ndarray, n_chars:int)->np.ndarray:
@@ -92,7 +92,7 @@ class KneserNey:
         if not total: return lower
         return max(self.counts[len(ctx) + 1].get(ctx + (w,), 0) - self.D, 0) / total + self.D * self.ctx_types[ctx] / total * lower
 
-# %% ../nbs/11_ime.ipynb #80f0a2c2
+# %% ../nbs/11_ime.ipynb #aeba7027
 def emission_logp(counts:np.ndarray, legal:np.ndarray, alpha:float=0.1)->np.ndarray: # (n_inputs, n_chars) log P(input | char)
     "log P(input | character): TRAIN reading counts plus alpha over the character's legal readings, -inf elsewhere."
     c = np.where(legal, counts + alpha, 0.0)
@@ -117,7 +117,7 @@ def ngram_decode(syl:np.ndarray, lm:KneserNey, emit:np.ndarray, legal:np.ndarray
         hyps = dict(sorted(new.items(), key=lambda kv: -kv[1][0])[:beam]) if beam else new
     return np.array(max(hyps.values())[1])
 
-# %% ../nbs/11_ime.ipynb #dbd673b7
+# %% ../nbs/11_ime.ipynb #8dcab0c1
 def ngram_baseline(train_pairs:list, data:IMEData, n:int=2)->tuple: # (KneserNey, emission log-probs)
     "The n-gram language model over TRAIN's tokens and the reading model P(input | char)."
     n_chars = len(data.vocab.chars)
@@ -128,7 +128,7 @@ def ngram_scores(pairs:list, lm:KneserNey, emit:np.ndarray, legal:np.ndarray, be
     "ime_scores of the n-gram decoder over `pairs`."
     return ime_scores([ngram_decode(s, lm, emit, legal, beam) for s, _ in pairs], pairs)
 
-# %% ../nbs/11_ime.ipynb #79bb4e72
+# %% ../nbs/11_ime.ipynb #d8858dfe
 NOT_LEGAL = -1e4   # the logit of a character that is not legal for its input (finite, so distillation's KL stays finite)
 
 def masked_ce(logits:Tensor,   # (B, T, n_chars) fp32
@@ -145,7 +145,7 @@ def masked_ce(logits:Tensor,   # (B, T, n_chars) fp32
     loss = (1 - eps) * nll + eps * smooth
     return loss[valid].sum() / valid.sum().clamp_min(1)
 
-# %% ../nbs/11_ime.ipynb #dd9c2621
+# %% ../nbs/11_ime.ipynb #1ee495ec
 HINTS = ("off", "untied", "tied")
 
 def ime_model_config(n_inputs:int, n_chars:int, **kw)->GPTConfig:
@@ -189,7 +189,35 @@ class IMEModel(nn.Module):
         rows = targets != -100                          # the head runs on the scored positions only
         return masked_ce(self.gpt._logits(h[rows]), targets[rows], legal[idx[rows]], self.label_smoothing)
 
-# %% ../nbs/11_ime.ipynb #3237cdb8
+    @torch.no_grad()
+    def predict_ids(self, idx:Tensor, reset_mask:Tensor=None, hints:Tensor=None, legal:Tensor=None)->Tensor: # (B, T) character ids
+        "The argmax over each position's legal characters, scoring only those: one dot product per (position, candidate)."
+        add = self._hint_vectors(hints) if hints is not None and self.hints != "off" else None
+        h = self.gpt.features(idx, reset_mask, add).flatten(0, 1)
+        return candidate_argmax(h, self.gpt.lm_head.weight, idx.flatten(), self.legal if legal is None else legal).view_as(idx)
+
+# %% ../nbs/11_ime.ipynb #cceb22cc
+def candidate_argmax(h:Tensor,      # (N, C) final hidden states
+                     W:Tensor,      # (n_chars, C) head weight
+                     idx:Tensor,    # (N,) input ids
+                     legal:Tensor,  # (n_inputs, n_chars) bool, at least one True per row
+                    )->Tensor:      # (N,) the legal character with the largest logit (the lowest id among ties)
+    "argmax over each position's legal characters of h @ W.T, computing only those logits."
+    rows, cols = legal.nonzero(as_tuple=True)                     # CSR of the legal set, candidates sorted per input
+    ptr = torch.zeros(legal.size(0) + 1, dtype=torch.long, device=h.device)
+    ptr[1:] = torch.bincount(rows, minlength=legal.size(0)).cumsum(0)
+    n = ptr[idx + 1] - ptr[idx]
+    pos = torch.repeat_interleave(torch.arange(len(idx), device=h.device), n)
+    first = torch.repeat_interleave(ptr[idx], n)
+    k = torch.arange(len(pos), device=h.device) - torch.repeat_interleave(n.cumsum(0) - n, n)
+    cand = cols[first + k]
+    score = (h[pos] * W[cand].to(h.dtype)).sum(-1)
+    best = torch.full((len(idx),), float("-inf"), device=h.device, dtype=score.dtype).scatter_reduce(0, pos, score, "amax")
+    at = torch.arange(len(pos), device=h.device)
+    pick = torch.full((len(idx),), len(pos), device=h.device).scatter_reduce(0, pos[score == best[pos]], at[score == best[pos]], "amin")
+    return cand[pick]
+
+# %% ../nbs/11_ime.ipynb #6ff938e7
 def split_pieces(pairs:list, max_len:int)->tuple: # (pieces, line index of each piece)
     "Cut every (input ids, character ids) line into consecutive pieces of at most max_len positions."
     pieces, owner = [], []
@@ -205,7 +233,7 @@ def pack_greedy(lengths, seq_len:int)->list: # rows: lists of piece indices, in 
         cur.append(i); used += n
     return rows + ([cur] if cur else [])
 
-# %% ../nbs/11_ime.ipynb #7460bbe5
+# %% ../nbs/11_ime.ipynb #46230d2c
 def typo_legal(legal:np.ndarray, neighbors:dict)->np.ndarray: # (n_inputs, n_chars) bool
     "The legal set widened for one typo: an input also allows the characters of every syllable whose typo it can be."
     out = legal.copy()
@@ -269,7 +297,7 @@ class IMELoader:
         x, tx, y, h = map(torch.from_numpy, out)
         return x, y, dict(reset_mask=torch.from_numpy(reset), hints=h, teacher_input=tx)
 
-# %% ../nbs/11_ime.ipynb #3f95bd84
+# %% ../nbs/11_ime.ipynb #3fb8638e
 @torch.no_grad()
 def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, legal:Tensor=None, device=None)->list:
     "Per line: the argmax character id at every position (the legal-masked logits)."
@@ -286,7 +314,7 @@ def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, lega
             for i in row:
                 n = len(pieces[i][0]); x[r, at:at + n] = torch.from_numpy(pieces[i][0]); reset[r, at] = True; at += n
             if at < seq_len: reset[r, at] = True
-        arg = model(x.to(dev), reset_mask=reset.to(dev), legal=legal).argmax(-1).cpu().numpy()
+        arg = model.predict_ids(x.to(dev), reset_mask=reset.to(dev), legal=legal).cpu().numpy()
         for r, row in enumerate(chunk):
             at = 0
             for i in row: n = len(pieces[i][0]); out[i] = arg[r, at:at + n]; at += n
@@ -326,7 +354,7 @@ def ime_metrics(model:IMEModel, pairs:list, neighbors:dict=None, vocab=None, seq
         out["toneless_char_acc"] = ime_scores(predict(model, tp, seq_len, legal=leg), tp)["char_acc"]
     return out
 
-# %% ../nbs/11_ime.ipynb #037ff480
+# %% ../nbs/11_ime.ipynb #ec4a3e81
 @dataclass
 class IMEOptions:
     epochs: float = 4.0             # passes over TRAIN

@@ -363,6 +363,7 @@ class GPT(nn.Module):
 
     def features(self, idx:Tensor, reset_mask:Tensor|None=None, embed_add:Tensor|None=None)->Tensor: # (B, T, n_embd)
         "The final-normed hidden states the head reads (forward's arguments); a task may apply `_logits` to some rows only."
+        self._check_inputs(idx, None)
         pack = None if reset_mask is None else packed_layout(reset_mask.to(idx.device), self.cfg.causal)
         cos, sin = self.rotary(torch.arange(idx.size(1), device=idx.device) if pack is None else pack["positions"])
         ve = None if self.value_embed is None else self.value_embed(idx)
