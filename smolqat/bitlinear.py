@@ -5,9 +5,9 @@
 # %% auto #0
 __all__ = ['FP16_MAX', 'GRANULARITIES', 'STATS', 'WEIGHT_MODES', 'ste', 'qmax', 'activation_quant', 'row_scale', 'quantize_rows',
            'dequantize_rows', 'weight_quant_int', 'ternary_scale', 'ternarize', 'weight_quant_ternary',
-           'check_quant_options', 'BitLinear', 'set_quant_alpha', 'ternary_zero_share', 'QuantConfig', 'qat_alpha',
-           'distill_loss', 'pack_ternary', 'unpack_ternary', 'enc_ternary', 'dec_ternary', 'ternary_scheme',
-           'ternary_policy']
+           'check_quant_options', 'BitLinear', 'set_quant_alpha', 'freeze_quantized', 'ternary_zero_share',
+           'QuantConfig', 'qat_alpha', 'distill_loss', 'pack_ternary', 'unpack_ternary', 'enc_ternary', 'dec_ternary',
+           'ternary_scheme', 'ternary_policy']
 
 # %% ../nbs/01_bitlinear.ipynb #830d5bae
 import math
@@ -167,6 +167,7 @@ class BitLinear(nn.Linear):
         if quant_granularity == "group" and in_features % quant_group_size:
             raise ValueError(f"BitLinear.quant_group_size={quant_group_size}: expected a divisor of in_features={in_features}")
         self.register_buffer("quant_alpha", torch.ones(()), persistent=False)
+        self.frozen = False                          # serve time: the weight already is its quantized value (freeze_quantized)
 
     def quantized_weight(self)->Tensor:
         "The fully quantized (alpha = 1) weight, without gradient."
@@ -174,7 +175,7 @@ class BitLinear(nn.Linear):
         if self.weight_mode == "ternary": return _ternary_deq(w, self.quant_granularity, self.quant_stat, self.quant_group_size)
         return w if self.weight_mode == "fp" else dequantize_rows(*quantize_rows(w, int(self.weight_mode[3:]))).to(w.dtype)
 
-    def effective_weight(self)->Tensor: return ste(self.weight, self.quantized_weight(), self.quant_alpha)
+    def effective_weight(self)->Tensor: return self.weight if self.frozen else ste(self.weight, self.quantized_weight(), self.quant_alpha)
 
     def forward(self, x:Tensor)->Tensor:
         if self.quant_pre_norm: x = F.rms_norm(x, (x.size(-1),))
@@ -197,6 +198,18 @@ def set_quant_alpha(model:nn.Module,  # any module; every BitLinear inside is se
     with torch.no_grad():
         for m in layers: m.quant_alpha.fill_(float(alpha))
     return len(layers)
+
+def freeze_quantized(model:nn.Module,        # any module; every BitLinear inside is frozen
+                     requantize:bool=True,   # replace each weight by its quantized value; False: they already are (an artifact's)
+                    )->int:                  # number of BitLinear layers frozen
+    "Serve time: BitLinear layers stop quantizing their weights on every forward (activations are still quantized)."
+    layers = [m for m in model.modules() if isinstance(m, BitLinear)]
+    with torch.no_grad():
+        for m in layers:
+            if requantize: m.weight.copy_(m.quantized_weight())
+            m.frozen = True
+    return len(layers)
+
 
 # %% ../nbs/01_bitlinear.ipynb #c3ba30d2
 def ternary_zero_share(model:nn.Module, stat:str|None=None)->dict: # name -> share of zero trits

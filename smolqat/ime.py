@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'spread', 'ime_scores', 'pair_counts', 'most_frequent_decode', 'line_tokens',
            'KneserNey', 'emission_logp', 'line_candidates', 'ngram_decode', 'ngram_baseline', 'ngram_scores',
-           'masked_ce', 'ime_model_config', 'IMEModel', 'candidate_argmax', 'split_pieces', 'pack_greedy', 'typo_legal',
-           'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal', 'ime_metrics', 'IMEOptions', 'ime_legal',
-           'load_ime_model', 'train_ime']
+           'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces', 'pack_greedy',
+           'typo_legal', 'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal', 'ime_metrics',
+           'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime']
 
-# %% ../nbs/11_ime.ipynb #cb046894
+# %% ../nbs/11_ime.ipynb #0669023c
 import io, math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,7 +23,7 @@ from .model import GPT, GPTConfig
 from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint
 from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo
 
-# %% ../nbs/11_ime.ipynb #35ae9199
+# %% ../nbs/11_ime.ipynb #c0278e33
 def all_pairs(split)->list: # [(input ids, character ids)] of every line
     "Every line of an AlignedBin (or a list of pairs) as a list."
     return [split[k] for k in range(len(split))]
@@ -33,7 +33,7 @@ def spread(lines:list, n:int)->list:
     if not n or n >= len(lines): return list(lines)
     return [lines[i] for i in np.linspace(0, len(lines) - 1, n).round().astype(int)]
 
-# %% ../nbs/11_ime.ipynb #e45fc286
+# %% ../nbs/11_ime.ipynb #01d85579
 def ime_scores(preds:list,  # per line: predicted character ids, one per position (unscored positions are ignored)
                pairs:list,  # per line: (input ids, gold character ids) from an AlignedBin
               )->dict:      # char_acc, sentence_exact, positions, sentences
@@ -46,7 +46,7 @@ def ime_scores(preds:list,  # per line: predicted character ids, one per positio
         right += int(ok.sum()); total += int(k.sum()); exact += bool(ok.all()); sents += 1
     return dict(char_acc=right / max(total, 1), sentence_exact=exact / max(sents, 1), positions=total, sentences=sents)
 
-# %% ../nbs/11_ime.ipynb #c55864ae
+# %% ../nbs/11_ime.ipynb #b174e2a7
 def pair_counts(pairs:list, n_inputs:int, n_chars:int)->np.ndarray: # (n_inputs, n_chars) counts
     "How often each input id was typed for each character over the scored positions."
     cnt = np.zeros((n_inputs, n_chars))
@@ -60,7 +60,7 @@ def most_frequent_decode(pairs:list, counts:np.ndarray)->list:
     best = counts.argmax(1)
     return [best[syl] for syl, _ in pairs]
 
-# %% ../nbs/11_ime.ipynb #e1549819
+# %% ../nbs/11_ime.ipynb #252bf4dc
 BOS = -1   # the line start, the n-gram context before the first token
 
 def line_tokens(syl:np.ndarray, gold:np.ndarray, n_chars:int)->np.ndarray:
@@ -97,7 +97,7 @@ class KneserNey:
         if not total: return lower
         return max(self.counts[len(ctx) + 1].get(ctx + (w,), 0) - self.D, 0) / total + self.D * self.ctx_types[ctx] / total * lower
 
-# %% ../nbs/11_ime.ipynb #4ac8f57a
+# %% ../nbs/11_ime.ipynb #ad2ad105
 def emission_logp(counts:np.ndarray, legal:np.ndarray, alpha:float=0.1)->np.ndarray: # (n_inputs, n_chars) log P(input | char)
     "log P(input | character): TRAIN reading counts plus alpha over the character's legal readings, -inf elsewhere."
     c = np.where(legal, counts + alpha, 0.0)
@@ -122,7 +122,7 @@ def ngram_decode(syl:np.ndarray, lm:KneserNey, emit:np.ndarray, legal:np.ndarray
         hyps = dict(sorted(new.items(), key=lambda kv: -kv[1][0])[:beam]) if beam else new
     return np.array(max(hyps.values())[1])
 
-# %% ../nbs/11_ime.ipynb #5aa74ae9
+# %% ../nbs/11_ime.ipynb #058fc20f
 def ngram_baseline(train_pairs:list, data:IMEData, n:int=2)->tuple: # (KneserNey, emission log-probs)
     "The n-gram language model over TRAIN's tokens and the reading model P(input | char)."
     n_chars = len(data.vocab.chars)
@@ -133,7 +133,7 @@ def ngram_scores(pairs:list, lm:KneserNey, emit:np.ndarray, legal:np.ndarray, be
     "ime_scores of the n-gram decoder over `pairs`."
     return ime_scores([ngram_decode(s, lm, emit, legal, beam) for s, _ in pairs], pairs)
 
-# %% ../nbs/11_ime.ipynb #0fdc7d5d
+# %% ../nbs/11_ime.ipynb #11e2aa88
 NOT_LEGAL = -1e4   # the logit of a character that is not legal for its input (finite, so distillation's KL stays finite)
 
 def masked_ce(logits:Tensor,   # (B, T, n_chars) fp32
@@ -150,7 +150,7 @@ def masked_ce(logits:Tensor,   # (B, T, n_chars) fp32
     loss = (1 - eps) * nll + eps * smooth
     return loss[valid].sum() / valid.sum().clamp_min(1)
 
-# %% ../nbs/11_ime.ipynb #1f44d73a
+# %% ../nbs/11_ime.ipynb #36691971
 HINTS = ("off", "untied", "tied")
 
 def ime_model_config(n_inputs:int, n_chars:int, **kw)->GPTConfig:
@@ -199,18 +199,27 @@ class IMEModel(nn.Module):
         "The argmax over each position's legal characters, scoring only those: one dot product per (position, candidate)."
         add = self._hint_vectors(hints) if hints is not None and self.hints != "off" else None
         h = self.gpt.features(idx, reset_mask, add).flatten(0, 1)
-        return candidate_argmax(h, self.gpt.lm_head.weight, idx.flatten(), self.legal if legal is None else legal).view_as(idx)
+        if legal is None:
+            if getattr(self, "_csr", None) is None or self._csr[0].device != idx.device: self._csr = legal_csr(self.legal)
+            csr = self._csr
+        else: csr = legal_csr(legal)
+        return candidate_argmax(h, self.gpt.lm_head.weight, idx.flatten(), csr).view_as(idx)
 
-# %% ../nbs/11_ime.ipynb #95cdcd43
+# %% ../nbs/11_ime.ipynb #77cb9c28
+def legal_csr(legal:Tensor)->tuple: # (ptr (n_inputs + 1,), cols (nnz,)): input s allows cols[ptr[s]:ptr[s + 1]], sorted
+    "The legal set in compressed sparse rows."
+    rows, cols = legal.nonzero(as_tuple=True)
+    ptr = torch.zeros(legal.size(0) + 1, dtype=torch.long, device=legal.device)
+    ptr[1:] = torch.bincount(rows, minlength=legal.size(0)).cumsum(0)
+    return ptr, cols
+
 def candidate_argmax(h:Tensor,      # (N, C) final hidden states
                      W:Tensor,      # (n_chars, C) head weight
                      idx:Tensor,    # (N,) input ids
-                     legal:Tensor,  # (n_inputs, n_chars) bool, at least one True per row
+                     csr:tuple,     # legal_csr of the legal set (at least one character per input)
                     )->Tensor:      # (N,) the legal character with the largest logit (the lowest id among ties)
     "argmax over each position's legal characters of h @ W.T, computing only those logits."
-    rows, cols = legal.nonzero(as_tuple=True)                     # CSR of the legal set, candidates sorted per input
-    ptr = torch.zeros(legal.size(0) + 1, dtype=torch.long, device=h.device)
-    ptr[1:] = torch.bincount(rows, minlength=legal.size(0)).cumsum(0)
+    ptr, cols = csr
     n = ptr[idx + 1] - ptr[idx]
     pos = torch.repeat_interleave(torch.arange(len(idx), device=h.device), n)
     first = torch.repeat_interleave(ptr[idx], n)
@@ -222,7 +231,7 @@ def candidate_argmax(h:Tensor,      # (N, C) final hidden states
     pick = torch.full((len(idx),), len(pos), device=h.device).scatter_reduce(0, pos[score == best[pos]], at[score == best[pos]], "amin")
     return cand[pick]
 
-# %% ../nbs/11_ime.ipynb #c9228a9e
+# %% ../nbs/11_ime.ipynb #3cc4f2d2
 def split_pieces(pairs:list, max_len:int)->tuple: # (pieces, line index of each piece)
     "Cut every (input ids, character ids) line into consecutive pieces of at most max_len positions."
     pieces, owner = [], []
@@ -238,7 +247,7 @@ def pack_greedy(lengths, seq_len:int)->list: # rows: lists of piece indices, in 
         cur.append(i); used += n
     return rows + ([cur] if cur else [])
 
-# %% ../nbs/11_ime.ipynb #2e47ad72
+# %% ../nbs/11_ime.ipynb #4f0d0063
 def typo_legal(legal:np.ndarray, neighbors:dict)->np.ndarray: # (n_inputs, n_chars) bool
     "The legal set widened for one typo: an input also allows the characters of every syllable whose typo it can be."
     out = legal.copy()
@@ -303,7 +312,7 @@ class IMELoader:
         x, tx, y, h = map(torch.from_numpy, out)
         return x, y, dict(reset_mask=torch.from_numpy(reset), hints=h, teacher_input=tx)
 
-# %% ../nbs/11_ime.ipynb #79fe25f5
+# %% ../nbs/11_ime.ipynb #795aa9a7
 @torch.no_grad()
 def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, legal:Tensor=None, device=None)->list:
     "Per line: the argmax character id at every position (the legal-masked logits)."
@@ -360,7 +369,7 @@ def ime_metrics(model:IMEModel, pairs:list, neighbors:dict=None, vocab=None, seq
         out["toneless_char_acc"] = ime_scores(predict(model, tp, seq_len, legal=leg), tp)["char_acc"]
     return out
 
-# %% ../nbs/11_ime.ipynb #249d18d3
+# %% ../nbs/11_ime.ipynb #dfea81e2
 @dataclass
 class IMEOptions:
     epochs: float = 4.0             # passes over TRAIN
