@@ -6,10 +6,10 @@
 __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'spread', 'ime_scores', 'pair_counts', 'most_frequent_decode', 'line_tokens',
            'KneserNey', 'emission_logp', 'line_candidates', 'ngram_decode', 'ngram_baseline', 'ngram_scores',
            'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces', 'pack_greedy',
-           'typo_legal', 'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal', 'ime_metrics',
+           'lay_rows', 'typo_legal', 'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal', 'ime_metrics',
            'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime']
 
-# %% ../nbs/11_ime.ipynb #0669023c
+# %% ../nbs/11_ime.ipynb #ec2c3d1d
 import io, math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +21,7 @@ from torch import Tensor
 from .core import atomic_write_bytes, check_types
 from .model import GPT, GPTConfig
 from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint
-from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo
+from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo, _TONE_MARKS as TONE_MARKS
 
 # %% ../nbs/11_ime.ipynb #c0278e33
 def all_pairs(split)->list: # [(input ids, character ids)] of every line
@@ -231,7 +231,7 @@ def candidate_argmax(h:Tensor,      # (N, C) final hidden states
     pick = torch.full((len(idx),), len(pos), device=h.device).scatter_reduce(0, pos[score == best[pos]], at[score == best[pos]], "amin")
     return cand[pick]
 
-# %% ../nbs/11_ime.ipynb #3cc4f2d2
+# %% ../nbs/11_ime.ipynb #18a56b6b
 def split_pieces(pairs:list, max_len:int)->tuple: # (pieces, line index of each piece)
     "Cut every (input ids, character ids) line into consecutive pieces of at most max_len positions."
     pieces, owner = [], []
@@ -247,7 +247,24 @@ def pack_greedy(lengths, seq_len:int)->list: # rows: lists of piece indices, in 
         cur.append(i); used += n
     return rows + ([cur] if cur else [])
 
-# %% ../nbs/11_ime.ipynb #4f0d0063
+def lay_rows(rows:list,     # per row, the piece indices (pack_greedy)
+             parts:dict,    # piece index -> tuple of k equal-length arrays (inputs, targets, ...)
+             seq_len:int,
+             fills:tuple,   # k fill values for the rest of a row
+            )->tuple:       # (arrays (k, rows, seq_len) int64, reset_mask (rows, seq_len) bool)
+    "Lay each row's pieces end to end; a row's unused tail is filled and starts a sample of its own."
+    out = np.stack([np.full((len(rows), seq_len), f, np.int64) for f in fills])
+    reset = np.zeros((len(rows), seq_len), bool)
+    for r, row in enumerate(rows):
+        at = 0
+        for i in row:
+            n = len(parts[i][0])
+            for j, a in enumerate(parts[i]): out[j, r, at:at + n] = a
+            reset[r, at] = True; at += n
+        if at < seq_len: reset[r, at] = True
+    return out, reset
+
+# %% ../nbs/11_ime.ipynb #8875119d
 def typo_legal(legal:np.ndarray, neighbors:dict)->np.ndarray: # (n_inputs, n_chars) bool
     "The legal set widened for one typo: an input also allows the characters of every syllable whose typo it can be."
     out = legal.copy()
@@ -300,19 +317,12 @@ class IMELoader:
         if epoch not in self._cache: self._cache = {epoch: self._rows(epoch)}
         rows = self._cache[epoch][k * self.B:(k + 1) * self.B]
         rng = np.random.default_rng([self.seed, 1, step])
-        out = np.zeros((4, self.B, self.T), np.int64); out[0:2] = self.pad; out[2] = -100
-        reset = np.zeros((self.B, self.T), bool)
-        for r, row in enumerate(rows):
-            at = 0
-            for i in row:
-                parts = self._piece(i, rng); n = len(parts[0])
-                for j, p in enumerate(parts): out[j, r, at:at + n] = p
-                reset[r, at] = True; at += n
-            if at < self.T: reset[r, at] = True        # the padding tail is a sample of its own
+        parts = {i: self._piece(i, rng) for row in rows for i in row}
+        out, reset = lay_rows(rows, parts, self.T, (self.pad, self.pad, -100, 0))
         x, tx, y, h = map(torch.from_numpy, out)
         return x, y, dict(reset_mask=torch.from_numpy(reset), hints=h, teacher_input=tx)
 
-# %% ../nbs/11_ime.ipynb #795aa9a7
+# %% ../nbs/11_ime.ipynb #f7bc78cf
 @torch.no_grad()
 def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, legal:Tensor=None, device=None)->list:
     "Per line: the argmax character id at every position (the legal-masked logits)."
@@ -323,13 +333,8 @@ def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, lega
     out = [None] * len(pieces)
     for b in range(0, len(rows), batch_size):
         chunk = rows[b:b + batch_size]
-        x = torch.zeros(len(chunk), seq_len, dtype=torch.long); reset = torch.zeros(len(chunk), seq_len, dtype=torch.bool)
-        for r, row in enumerate(chunk):
-            at = 0
-            for i in row:
-                n = len(pieces[i][0]); x[r, at:at + n] = torch.from_numpy(pieces[i][0]); reset[r, at] = True; at += n
-            if at < seq_len: reset[r, at] = True
-        arg = model.predict_ids(x.to(dev), reset_mask=reset.to(dev), legal=legal).cpu().numpy()
+        (x,), reset = lay_rows(chunk, {i: (pieces[i][0],) for row in chunk for i in row}, seq_len, (0,))
+        arg = model.predict_ids(torch.from_numpy(x).to(dev), reset_mask=torch.from_numpy(reset).to(dev), legal=legal).cpu().numpy()
         for r, row in enumerate(chunk):
             at = 0
             for i in row: n = len(pieces[i][0]); out[i] = arg[r, at:at + n]; at += n
@@ -343,9 +348,9 @@ def typo_pairs(pairs:list, neighbors:dict, seed:int=0)->list:
     rng = np.random.default_rng(seed)
     return [(add_typo(s, neighbors, rng), c) for s, c in pairs]
 
-def toneless(vocab)->tuple: # (input id -> toneless input id, its legal-set row owner list)
+def toneless(vocab)->np.ndarray: # input id -> toneless input id
     "Map every syllable to its first-tone form (its tone mark stripped); other inputs map to themselves (UNK when the form is unknown)."
-    strip = lambda s: "".join(ch for ch in s if ch not in "ˊˇˋ˙")
+    strip = lambda s: "".join(ch for ch in s if ch not in TONE_MARKS)
     ids = [vocab.input_id.get(strip(s), vocab.input_id[UNK]) if is_syllable(s) else i for i, s in enumerate(vocab.inputs)]
     return np.array(ids)
 
@@ -369,7 +374,7 @@ def ime_metrics(model:IMEModel, pairs:list, neighbors:dict=None, vocab=None, seq
         out["toneless_char_acc"] = ime_scores(predict(model, tp, seq_len, legal=leg), tp)["char_acc"]
     return out
 
-# %% ../nbs/11_ime.ipynb #dfea81e2
+# %% ../nbs/11_ime.ipynb #3cac4b57
 @dataclass
 class IMEOptions:
     epochs: float = 4.0             # passes over TRAIN
@@ -408,7 +413,7 @@ def load_ime_model(path, legal)->IMEModel:
     m.load_state_dict(sd)
     return m.eval().requires_grad_(False)
 
-def _epoch_hook(model, opts:IMEOptions, spe:int, steps:int, val:list, val_typo:list, run_dir, then=None):
+def _epoch_hook(opts:IMEOptions, spe:int, steps:int, val:list, val_typo:list, run_dir, then=None):
     "on_step: evals_per_epoch times an epoch score VAL clean and with typos into metrics.jsonl, and keep the weights."
     every = max(1, spe // opts.evals_per_epoch)
     def hook(step, m, rec):
@@ -441,7 +446,7 @@ def train_ime(data:IMEData, model_cfg:GPTConfig, train_cfg:TrainConfig, opts:IME
     cfg = replace(train_cfg, steps=steps, batch_size=opts.batch_size, seq_len=opts.seq_len,
                   checkpoint_every=max(1, spe // opts.checkpoints_per_epoch))
     val = spread(all_pairs(data.split("val")), opts.val_lines)
-    hook = _epoch_hook(model, opts, spe, steps, val, typo_pairs(val, nbrs), run_dir, on_step)
+    hook = _epoch_hook(opts, spe, steps, val, typo_pairs(val, nbrs), run_dir, on_step)
     res = train(cfg, model, loader, run_dir=run_dir, on_step=hook, teacher=teacher, progress=progress)
     res["steps_per_epoch"] = spe
     res["curve"] = [r for r in read_metrics(Path(run_dir) / "metrics.jsonl") if "epoch" in r] if run_dir else []
