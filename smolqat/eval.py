@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from tqdm import tqdm
+from .core import progress_bar
 from .core import check_types
 from .data import ByteLUTs, token_bytes
 
@@ -103,7 +103,7 @@ def score_windows(model:nn.Module, tokens, # (n,) token stream (tensor, array or
     model.eval()
     try:
         with torch.inference_mode():
-            for i in tqdm(range(0, len(win), batch_size), disable=not progress, leave=False):
+            for i in progress_bar(range(0, len(win), batch_size), disable=not progress, leave=False):
                 out.append(score_batch(model, *gather_windows(tokens, win[i:i + batch_size]), luts, autocast))
     finally: model.train(was_training)
     if not out: return WindowScores(torch.zeros(0, dtype=torch.float64), torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.long))
@@ -278,7 +278,7 @@ def eval_ttt(model:nn.Module,            # returns logits for ids, and the mean 
     m, params = _ttt_copy(model, cfg.freeze_blocks)
     m.to(device); opt = _ttt_optimizer(params, cfg)
     scores, updates = [], 0
-    for c, idx in enumerate(tqdm(chunks, disable=not progress, leave=False)):
+    for c, idx in enumerate(progress_bar(chunks, disable=not progress, leave=False)):
         scores.append(score_windows(m, tokens, win[idx], luts, cfg.batch_size, device, autocast))
         if ledger is not None: ledger.record_scores(win[idx])
         if c < len(chunks) - 1 and cfg.epochs:

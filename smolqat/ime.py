@@ -20,6 +20,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from .core import atomic_write_bytes, check_types
 from .model import GPT, GPTConfig
+from .bitlinear import freeze_quantized
 from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint
 from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo, _TONE_MARKS as TONE_MARKS
 
@@ -194,16 +195,22 @@ class IMEModel(nn.Module):
         rows = targets != -100                          # the head runs on the scored positions only
         return masked_ce(self.gpt._logits(h[rows]), targets[rows], legal[idx[rows]], self.label_smoothing)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def predict_ids(self, idx:Tensor, reset_mask:Tensor=None, hints:Tensor=None, legal:Tensor=None)->Tensor: # (B, T) character ids
         "The argmax over each position's legal characters, scoring only those: one dot product per (position, candidate)."
         add = self._hint_vectors(hints) if hints is not None and self.hints != "off" else None
-        h = self.gpt.features(idx, reset_mask, add).flatten(0, 1)
+        h = (getattr(self, "_encode", None) or self.gpt.features)(idx, reset_mask, add).flatten(0, 1)
         if legal is None:
             if getattr(self, "_csr", None) is None or self._csr[0].device != idx.device: self._csr = legal_csr(self.legal)
             csr = self._csr
         else: csr = legal_csr(legal)
         return candidate_argmax(h, self.gpt.lm_head.weight, idx.flatten(), csr).view_as(idx)
+
+    def serve(self, compile:bool=False)->"IMEModel":
+        "Ready to convert: eval mode, ternary weights quantized once, and optionally the encoder compiled for any length."
+        freeze_quantized(self); self.eval()
+        self._encode = torch.compile(self.gpt.features, dynamic=True) if compile else None
+        return self
 
 # %% ../nbs/11_ime.ipynb #77cb9c28
 def legal_csr(legal:Tensor)->tuple: # (ptr (n_inputs + 1,), cols (nnz,)): input s allows cols[ptr[s]:ptr[s + 1]], sorted

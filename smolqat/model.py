@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['ATTN_BACKENDS', 'LINEAR_ROLES', 'ZERO_INIT_ROLES', 'CONTROL_PATTERNS', 'EMBED_PATTERNS', 'GPTConfig', 'CastedLinear',
            'make_linear', 'is_fp_island', 'RMSNorm', 'Rotary', 'apply_rotary_emb', 'check_attn_backend', 'attend',
-           'CausalSelfAttention', 'MLP', 'Block', 'packed_layout', 'GPT', 'count_params']
+           'CausalSelfAttention', 'MLP', 'Block', 'packed_layout', 'cu_seqlens', 'GPT', 'count_params']
 
 # %% ../nbs/01b_model.ipynb #eb88b200
 import math
@@ -200,7 +200,7 @@ def _flash_varlen_attend(q:Tensor, k:Tensor, v:Tensor, pack:dict, causal:bool=Tr
     B, H, T, D = q.shape
     dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
     flat = lambda t: t.transpose(1, 2).reshape(B * T, t.size(1), D).to(dt)
-    cu, mx = pack["cu_seqlens"], pack["max_seqlen"]
+    cu, mx = cu_seqlens(pack["starts"])
     y = flash_attn_varlen_func(flat(q), flat(k), flat(v), cu, cu, mx, mx, causal=causal)
     return y.view(B, T, H, D).transpose(1, 2).to(q.dtype)
 
@@ -299,8 +299,8 @@ class Block(nn.Module):
 # %% ../nbs/01b_model.ipynb #0cc5b7bb
 def packed_layout(reset_mask:Tensor, # (B, T) bool, True at the first token of each packed sample
                   causal:bool=True,  # False: the mask lets every token see its whole sample
-                 )->dict:            # starts (B, T) bool, positions (B, T), mask (B, 1, T, T) bool, cu_seqlens (S+1,) int32, max_seqlen
-    "Per-sample positions, block-diagonal (causal) mask and cumulative sample lengths of packed rows."
+                 )->dict:            # starts (B, T) bool, positions (B, T), mask (B, 1, T, T) bool
+    "Per-sample positions and block-diagonal (causal) mask of packed rows; shapes fixed by (B, T), so it compiles without breaks."
     if reset_mask.ndim != 2: raise ValueError(f"reset_mask: expected (B, T) bools, got shape {tuple(reset_mask.shape)}")
     B, T = reset_mask.shape
     starts = reset_mask.bool().clone(); starts[:, 0] = True
@@ -309,9 +309,13 @@ def packed_layout(reset_mask:Tensor, # (B, T) bool, True at the first token of e
     doc = starts.long().cumsum(1)
     mask = doc[:, :, None] == doc[:, None, :]
     if causal: mask = mask & (idx[:, :, None] >= idx[:, None, :])
+    return dict(starts=starts, positions=positions, mask=mask[:, None])
+
+def cu_seqlens(starts:Tensor)->tuple: # (cu_seqlens (S+1,) int32, max_seqlen): flash-attn varlen's view of packed rows
+    "Cumulative sample lengths over the flattened batch, and the longest sample (data-dependent: only the flash path needs them)."
     flat = starts.flatten().nonzero().flatten()
-    cu = torch.cat([flat, flat.new_tensor([B * T])]).to(torch.int32)
-    return dict(starts=starts, positions=positions, mask=mask[:, None], cu_seqlens=cu, max_seqlen=int((cu[1:] - cu[:-1]).max()))
+    cu = torch.cat([flat, flat.new_tensor([starts.numel()])]).to(torch.int32)
+    return cu, int((cu[1:] - cu[:-1]).max())
 
 # %% ../nbs/01b_model.ipynb #4b77fe35
 class GPT(nn.Module):

@@ -21,7 +21,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
-from tqdm import tqdm
+from .core import progress_bar
 from .core import atomic_write_bytes, check_types, init_distributed, launch_torchrun, rank_world
 from .data import ByteLUTs, TokenLoader, Tokenizer, build_byte_luts, load_val_tokens, prepare_data
 from .model import GPT, GPTConfig
@@ -394,7 +394,7 @@ def finish_run(run:RunState, cfg:TrainConfig)->dict:
     "The last checkpoint and the full val evals; the run's result (JSON-serializable)."
     save_run(run, cfg)
     out = dict(steps=run.step, train_seconds=run.elapsed, losses=run.losses,
-               tokens_per_s=len(run.losses) * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions)
+               tokens_per_s=run.step * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions)   # the whole run's, also when resumed
     if run.averages: out["averaged"] = {k: int(a.n_averaged) for k, a in run.averages.items()}
     if run.val_tokens is not None: out.update(_final_evals(run, cfg))
     return out
@@ -418,7 +418,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     "Train `model`; return its final metrics (steps, train_seconds, tokens_per_s, losses, autocast and compile decisions, val_loss/val_bpb and those of each average)."
     run = setup_run(cfg, model, loader, val_tokens, luts, run_dir, resume, teacher)
     model.train()
-    with tqdm(total=cfg.steps, initial=run.step, disable=not progress or run.rank > 0, desc="train") as bar:
+    with progress_bar(total=cfg.steps, initial=run.step, disable=not progress or run.rank > 0, desc="train") as bar:
         while _more(run, cfg):
             t0 = time.perf_counter()
             rec = train_step(run, loader.batch(run.step), cfg)
