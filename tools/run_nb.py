@@ -34,6 +34,7 @@ def execute(path:Path, run_flags:set, timeout:int):
     os.replace(tmp, path)
 
 def main():
+    os.environ.setdefault("SMOLQAT_PROGRESS", "text")   # the kernels inherit it: saved outputs get text bars, not widget views
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+", type=Path)
     ap.add_argument("--slow", action="store_true", help="also run #| slow cells (benchmarks: use a quiet machine)")
