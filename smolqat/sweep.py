@@ -220,10 +220,12 @@ def _now()->str: return datetime.now(timezone.utc).isoformat(timespec="seconds")
 # %% ../nbs/09_sweep.ipynb #07d6d322
 AUTO_THREADS_PER_RUN = 1  # workers="auto" without GPUs: threads each run gets (the benchmark at the end of this notebook)
 
-def usable_cores()->int:
-    "CPU cores this process may run on (its affinity mask where the OS has one)."
-    try: return len(os.sched_getaffinity(0))
-    except AttributeError: return os.cpu_count() or 1
+def usable_cores(env:dict=None)->int:
+    "CPU cores this process may use: its affinity mask, capped by OMP_NUM_THREADS when set (a budget given from outside)."
+    try: n = len(os.sched_getaffinity(0))
+    except AttributeError: n = os.cpu_count() or 1
+    omp = (os.environ if env is None else env).get("OMP_NUM_THREADS", "").strip()
+    return min(n, int(omp)) if omp.isdigit() and int(omp) > 0 else n
 
 def visible_gpus(env:dict=None)->list: # GPU ids as CUDA_VISIBLE_DEVICES names them
     "The GPUs this process may hand out: CUDA_VISIBLE_DEVICES when set, else those `nvidia-smi -L` lists (none without it)."
@@ -664,6 +666,7 @@ class SweepConfig:
     executor: str = "local"      # "local" or "slurm"
     rerun_failed: bool = False   # run failed runs again (finished runs are always kept)
     slurm: dict|None = None      # submitit options for executor "slurm", e.g. {timeout_min: 60, slurm_partition: gpu}
+    devices: list|None = None    # GPU ids to hand out to local workers (None: the visible GPUs)
 
     def __post_init__(self):
         check_types(self)
@@ -694,7 +697,7 @@ def sweep_from_config(cfg:SweepConfig, progress:bool=True)->pd.DataFrame:
     "run_sweep with a SweepConfig's settings."
     return run_sweep(cfg.notebook, cfg.grid if cfg.grid is not None else cfg.runs, cfg.out_dir, workers=cfg.workers,
                      executor=cfg.executor, rerun_failed=cfg.rerun_failed, fixed=cfg.fixed, seeds=cfg.seeds,
-                     seed_param=cfg.seed_param, slurm=cfg.slurm, progress=progress)
+                     seed_param=cfg.seed_param, slurm=cfg.slurm, progress=progress, devices=cfg.devices)
 
 # %% ../nbs/09_sweep.ipynb #21dcd93e
 def summary(df:pd.DataFrame, out_dir)->str:
