@@ -14,7 +14,7 @@ started are stopped. When JupyterLab is not installed it says so and exits 0.
 
     python tools/lab_smoke.py [--out DIR]
 """
-import argparse, asyncio, json, os, platform, secrets, shutil, signal, socket, subprocess, sys, time, uuid
+import argparse, asyncio, json, os, secrets, shutil, signal, socket, subprocess, sys, time, uuid
 import importlib.util, urllib.request, urllib.error
 from pathlib import Path
 
@@ -58,14 +58,9 @@ class Server:
                 os.killpg(self.proc.pid, signal.SIGKILL); self.proc.wait(5)
         self.log.close()
 
-def lab_metadata()->dict:
-    "What Lab puts into a notebook's metadata once its kernel is up (as smolqat.lab's test does)."
-    return {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-            "language_info": {"codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py", "mimetype": "text/x-python",
-                              "name": "python", "nbconvert_exporter": "python", "pygments_lexer": "ipython3", "version": platform.python_version()}}
-
 def open_save_all(srv:Server)->list:
     "Open and save every notebook in nbs/ as Lab does; the names of those whose file changed (restored afterwards)."
+    from smolqat.lab import lab_metadata
     changed = []
     for p in sorted((srv.root / "nbs").glob("*.ipynb")):
         before, rel = p.read_bytes(), p.relative_to(srv.root).as_posix()
