@@ -7,7 +7,7 @@ __all__ = ['KERNELSPEC', 'WIDGET_VIEW', 'project_of', 'committed_form', 'lab_met
            'enable_lab_extension', 'clean_notebooks', 'main', 'output_problems']
 
 # %% ../nbs/12_lab.ipynb #93d5feeb
-import importlib.util, io, json, os, platform, shutil, sys
+import importlib.util, io, json, os, platform, sys
 import nbformat
 from pathlib import Path
 from .core import _is_project, atomic_write_bytes, project_root
@@ -86,7 +86,7 @@ def main(argv=None):
     if argv[:1] == ["clean"]:
         for p in clean_notebooks(argv[1:]): print(f"smolqat-lab: cleaned {p}")
         return
-    if shutil.which("jupyter-lab") is None and importlib.util.find_spec("jupyterlab") is None:
+    if importlib.util.find_spec("jupyterlab") is None:
         sys.exit('smolqat-lab: JupyterLab is not installed in this environment; pip install -e ".[lab]"')
     print(f"smolqat-lab: save hook enabled in {enable_lab_extension()}", flush=True)
     root = project_root()
