@@ -6,8 +6,8 @@
 __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'spread', 'ime_scores', 'pair_counts', 'most_frequent_decode', 'line_tokens',
            'KneserNey', 'emission_logp', 'line_candidates', 'ngram_decode', 'ngram_baseline', 'ngram_scores',
            'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces', 'pack_greedy',
-           'lay_rows', 'typo_legal', 'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal', 'ime_metrics',
-           'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime']
+           'lay_rows', 'typo_legal', 'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal',
+           'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime']
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
 import io, math
@@ -288,12 +288,15 @@ def _targets(syl:np.ndarray, chr_:np.ndarray, legal:np.ndarray)->np.ndarray:
 class IMELoader:
     "Training batches of packed TRAIN lines, a pure function of (seed, step); see the text above for the augmentations."
     def __init__(self, pairs:list, legal:np.ndarray, batch_size:int=32, seq_len:int=128, seed:int=0,
-                 typo_p:float=0.0, neighbors:dict=None, ctx_p:float=0.0, ctx_max:int=12, hint_p:float=0.0, pad_id:int=0):
+                 typo_p:float=0.0, neighbors:dict=None, ctx_p:float=0.0, ctx_max:int=12, hint_p:float=0.0, pad_id:int=0,
+                 tone_drop_p:float=0.0, to_toneless:np.ndarray=None):
         if typo_p and not neighbors: raise ValueError("IMELoader: typo_p > 0 needs the typo neighbours (typo_neighbors(vocab))")
+        if tone_drop_p and to_toneless is None: raise ValueError("IMELoader: tone_drop_p > 0 needs the toneless map (toneless(vocab))")
         if ctx_max >= seq_len: raise ValueError(f"IMELoader: ctx_max={ctx_max} must be < seq_len={seq_len}")
         if ctx_p and not ctx_max: raise ValueError("IMELoader: ctx_p > 0 needs ctx_max > 0 (room for the context in each row)")
         self.pairs, self.legal, self.B, self.T, self.seed = pairs, legal, batch_size, seq_len, seed
         self.typo_p, self.neighbors, self.ctx_p, self.ctx_max, self.hint_p, self.pad = typo_p, neighbors, ctx_p, ctx_max, hint_p, pad_id
+        self.tone_drop_p, self.to_toneless = tone_drop_p, to_toneless
         self.pieces, self.owner = split_pieces(pairs, seq_len - ctx_max)
         self.steps_per_epoch = max(1, len(self._rows(0)) // batch_size)
         self._cache = {}
@@ -306,6 +309,7 @@ class IMELoader:
         s, c = self.pieces[i]
         y = _targets(s, c, self.legal)
         noisy = add_typo(s, self.neighbors, rng) if self.typo_p and rng.random() < self.typo_p else s
+        if self.tone_drop_p and rng.random() < self.tone_drop_p: noisy = self.to_toneless[noisy]
         hints = np.zeros(len(s), np.int64)
         if self.hint_p:
             share = rng.random() * self.hint_p
@@ -367,6 +371,10 @@ def toneless_legal(legal:np.ndarray, to_toneless:np.ndarray)->np.ndarray: # (n_i
     np.logical_or.at(out, to_toneless, legal)
     return out
 
+def tone_drop_legal(legal:np.ndarray, to_toneless:np.ndarray)->np.ndarray: # (n_inputs, n_chars) bool
+    "The legal set for tone-dropping training: a first-tone syllable, which is also what a stripped syllable reads as, allows the characters of every tone."
+    return legal | toneless_legal(legal, to_toneless)
+
 def ime_metrics(model:IMEModel, pairs:list, neighbors:dict=None, vocab=None, seq_len:int=128)->dict:
     "char_acc and sentence_exact; with `neighbors` also typo_char_acc / typo_sentence_exact; with `vocab` also toneless_char_acc."
     out = ime_scores(predict(model, pairs, seq_len), pairs)
@@ -390,6 +398,7 @@ class IMEOptions:
     label_smoothing: float = 0.1    # over the legal characters (plain CE training)
     typo_p: float = 0.0             # share of TRAIN lines given one keyboard typo
     typo_legal: bool = False        # widen the legal set to every character one typo away (typo_legal)
+    tone_drop_p: float = 0.0        # share of TRAIN lines typed without tones (every syllable stripped; tone_drop_legal)
     ctx_p: float = 0.0              # share of lines given the previous line's characters as context hints
     hint_p: float = 0.0             # lines reveal up to this share of their characters as hints
     hints: str = "off"              # IMEModel hints: "off" | "untied" | "tied"
@@ -400,15 +409,16 @@ class IMEOptions:
         check_types(self)
         if self.hints not in HINTS: raise ValueError(f"IMEOptions.hints={self.hints!r}; expected one of {HINTS}")
         if (self.ctx_p or self.hint_p) and self.hints == "off": raise ValueError("IMEOptions: ctx_p and hint_p need hints='untied' or 'tied'")
-        for k in ("typo_p", "ctx_p", "hint_p", "label_smoothing"):
+        for k in ("typo_p", "tone_drop_p", "ctx_p", "hint_p", "label_smoothing"):
             if not 0 <= getattr(self, k) <= 1: raise ValueError(f"IMEOptions.{k}={getattr(self, k)}; expected a share in [0, 1]")
         if self.epochs <= 0: raise ValueError(f"IMEOptions.epochs={self.epochs}; expected > 0")
         for k in ("evals_per_epoch", "checkpoints_per_epoch"):
             if getattr(self, k) < 1: raise ValueError(f"IMEOptions.{k}={getattr(self, k)}; expected >= 1")
 
 def ime_legal(data:IMEData, opts:IMEOptions)->np.ndarray:
-    "The model's legal set: the data's, or widened for one typo."
-    return typo_legal(data.legal, typo_neighbors(data.vocab)) if opts.typo_legal else data.legal
+    "The model's legal set: the data's, widened for one typo (typo_legal) and for lines without tones (tone_drop_p > 0)."
+    legal = typo_legal(data.legal, typo_neighbors(data.vocab)) if opts.typo_legal else data.legal
+    return tone_drop_legal(legal, toneless(data.vocab)) if opts.tone_drop_p else legal
 
 def load_ime_model(path, legal)->IMEModel:
     "An IMEModel from a train_ime checkpoint (run folder or file), frozen, with the given legal set."
@@ -447,7 +457,7 @@ def train_ime(data:IMEData, model_cfg:GPTConfig, train_cfg:TrainConfig, opts:IME
     torch.manual_seed(train_cfg.seed)
     model = IMEModel(model_cfg, legal, opts.hints, opts.label_smoothing)
     loader = IMELoader(pairs, legal, opts.batch_size, opts.seq_len, train_cfg.seed, opts.typo_p, nbrs, opts.ctx_p,
-                       ctx_max=12 if opts.ctx_p else 0, hint_p=opts.hint_p)
+                       ctx_max=12 if opts.ctx_p else 0, hint_p=opts.hint_p, tone_drop_p=opts.tone_drop_p, to_toneless=toneless(data.vocab))
     spe = loader.steps_per_epoch
     steps = max(1, round(opts.epochs * spe))
     cfg = replace(train_cfg, steps=steps, batch_size=opts.batch_size, seq_len=opts.seq_len,
