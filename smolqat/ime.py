@@ -4,10 +4,11 @@
 
 # %% auto #0
 __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'spread', 'ime_scores', 'pair_counts', 'most_frequent_decode', 'line_tokens',
-           'KneserNey', 'emission_logp', 'line_candidates', 'ngram_decode', 'ngram_baseline', 'ngram_scores',
+           'KneserNey', 'emission_logp', 'line_candidates', 'lm_beam', 'ngram_decode', 'ngram_baseline', 'ngram_scores',
            'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces', 'pack_greedy',
-           'lay_rows', 'typo_legal', 'IMELoader', 'predict', 'typo_pairs', 'toneless', 'toneless_legal',
-           'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime']
+           'lay_rows', 'typo_legal', 'IMELoader', 'per_line', 'predict', 'typo_pairs', 'toneless', 'toneless_legal',
+           'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime', 'predict_topk',
+           'fused_decode', 'fused_scores']
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
 import io, math
@@ -109,19 +110,27 @@ def line_candidates(syl:np.ndarray, legal:np.ndarray, n_chars:int)->list:
     rows = [legal[s].nonzero()[0] for s in syl.tolist()]
     return [r if len(r) else np.array([n_chars + s]) for r, s in zip(rows, syl.tolist())]
 
-def ngram_decode(syl:np.ndarray, lm:KneserNey, emit:np.ndarray, legal:np.ndarray, beam:int=None)->np.ndarray:
-    "The candidate sequence maximizing log P_LM + sum log P(input | char), keeping the best `beam` contexts per position."
-    n_chars = legal.shape[1]
+def lm_beam(cands:list,            # per position: (token ids, their scores), two equal-length arrays
+            lm:KneserNey,
+            lm_weight:float=1.0,    # weight of log P_LM against the candidates' scores
+            beam:int=None,          # contexts kept per position (None: all, exact)
+           )->np.ndarray:           # the best token sequence
+    "The candidate sequence maximizing lm_weight * log P_LM + the sum of its candidates' scores, keeping the best `beam` contexts per position."
     hyps = {(BOS,) * (lm.n - 1): (0.0, ())}
-    for s, C in zip(syl.tolist(), line_candidates(syl, legal, n_chars)):
+    for C, E in cands:
         new = {}
         for ctx, (score, path) in hyps.items():
-            for w in C.tolist():
-                sc = score + math.log(lm.p(ctx, w)) + (emit[s, w] if w < n_chars else 0.0)
+            for w, e in zip(C.tolist(), E.tolist()):
+                sc = score + lm_weight * math.log(lm.p(ctx, w)) + e
                 key = (ctx + (w,))[1:]
                 if key not in new or new[key][0] < sc: new[key] = (sc, path + (w,))
         hyps = dict(sorted(new.items(), key=lambda kv: -kv[1][0])[:beam]) if beam else new
     return np.array(max(hyps.values())[1])
+
+def ngram_decode(syl:np.ndarray, lm:KneserNey, emit:np.ndarray, legal:np.ndarray, beam:int=None)->np.ndarray:
+    "The candidate sequence maximizing log P_LM + sum log P(input | char), keeping the best `beam` contexts per position."
+    n_chars = legal.shape[1]
+    return lm_beam([(C, emit[s, C] if C[0] < n_chars else np.zeros(1)) for s, C in zip(syl.tolist(), line_candidates(syl, legal, n_chars))], lm, 1.0, beam)
 
 # %% ../nbs/11_ime.ipynb #058fc20f
 def ngram_baseline(train_pairs:list, data:IMEData, n:int=2)->tuple: # (KneserNey, emission log-probs)
@@ -220,23 +229,24 @@ def legal_csr(legal:Tensor)->tuple: # (ptr (n_inputs + 1,), cols (nnz,)): input 
     ptr[1:] = torch.bincount(rows, minlength=legal.size(0)).cumsum(0)
     return ptr, cols
 
-def candidate_argmax(h:Tensor,      # (N, C) final hidden states
-                     W:Tensor,      # (n_chars, C) head weight
-                     idx:Tensor,    # (N,) input ids
-                     csr:tuple,     # legal_csr of the legal set (at least one character per input)
-                    )->Tensor:      # (N,) the legal character with the largest logit (the lowest id among ties)
+def candidate_argmax(h:Tensor,          # (N, C) final hidden states
+                     W:Tensor,          # (n_chars, C) head weight
+                     idx:Tensor,        # (N,) input ids
+                     csr:tuple,         # legal_csr of the legal set (at least one character per input)
+                     budget:int=1 << 23 # most floats of gathered head rows held at once
+                    )->Tensor:          # (N,) the legal character with the largest logit (the lowest id among ties)
     "argmax over each position's legal characters of h @ W.T, computing only those logits."
     ptr, cols = csr
-    n = ptr[idx + 1] - ptr[idx]
-    pos = torch.repeat_interleave(torch.arange(len(idx), device=h.device), n)
-    first = torch.repeat_interleave(ptr[idx], n)
-    k = torch.arange(len(pos), device=h.device) - torch.repeat_interleave(n.cumsum(0) - n, n)
-    cand = cols[first + k]
-    score = (h[pos] * W[cand].to(h.dtype)).sum(-1)
-    best = torch.full((len(idx),), float("-inf"), device=h.device, dtype=score.dtype).scatter_reduce(0, pos, score, "amax")
-    at = torch.arange(len(pos), device=h.device)
-    pick = torch.full((len(idx),), len(pos), device=h.device).scatter_reduce(0, pos[score == best[pos]], at[score == best[pos]], "amin")
-    return cand[pick]
+    start, n = ptr[idx], ptr[idx + 1] - ptr[idx]
+    order, out = torch.argsort(n), torch.empty_like(idx)       # positions with as many candidates side by side
+    step = max(1, budget // (int(n.max()) * h.size(1)))
+    for a in range(0, len(idx), step):
+        i = order[a:a + step]
+        k = torch.arange(int(n[i[-1]]), device=h.device)       # a chunk's candidate slots, padded to its largest count
+        cand = cols[(start[i, None] + k).clamp_max(len(cols) - 1)]
+        score = torch.einsum("nc,nkc->nk", h[i], W[cand].to(h.dtype)).masked_fill(k >= n[i, None], float("-inf"))
+        out[i] = cand.gather(1, score.argmax(1, keepdim=True))[:, 0]   # argmax: the first slot among ties, the lowest id
+    return out
 
 # %% ../nbs/11_ime.ipynb #18a56b6b
 def split_pieces(pairs:list, max_len:int)->tuple: # (pieces, line index of each piece)
@@ -335,8 +345,8 @@ class IMELoader:
 
 # %% ../nbs/11_ime.ipynb #f7bc78cf
 @torch.no_grad()
-def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, legal:Tensor=None, device=None)->list:
-    "Per line: the argmax character id at every position (the legal-masked logits)."
+def per_line(model:IMEModel, pairs:list, fn, seq_len:int=128, batch_size:int=64, device=None)->list: # per line: fn's arrays cut to it
+    "Pack the lines into rows like the loader, run `fn(x, reset_mask)` -> tuple of (B, T, ...) tensors on each batch, and cut them back into lines."
     was, dev = model.training, device or next(model.parameters()).device
     model.eval()
     pieces, owner = split_pieces(pairs, seq_len)
@@ -345,14 +355,19 @@ def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, lega
     for b in range(0, len(rows), batch_size):
         chunk = rows[b:b + batch_size]
         (x,), reset = lay_rows(chunk, {i: (pieces[i][0],) for row in chunk for i in row}, seq_len, (0,))
-        arg = model.predict_ids(torch.from_numpy(x).to(dev), reset_mask=torch.from_numpy(reset).to(dev), legal=legal).cpu().numpy()
+        res = [t.cpu().numpy() for t in fn(torch.from_numpy(x).to(dev), torch.from_numpy(reset).to(dev))]
         for r, row in enumerate(chunk):
             at = 0
-            for i in row: n = len(pieces[i][0]); out[i] = arg[r, at:at + n]; at += n
+            for i in row: n = len(pieces[i][0]); out[i] = [a[r, at:at + n] for a in res]; at += n
     model.train(was)
     lines = [[] for _ in pairs]
     for i, o in zip(owner, out): lines[i].append(o)
-    return [np.concatenate(l) if l else np.zeros(0, np.int64) for l in lines]
+    return [tuple(np.concatenate(parts) for parts in zip(*l)) for l in lines]
+
+def predict(model:IMEModel, pairs:list, seq_len:int=128, batch_size:int=64, legal:Tensor=None, device=None)->list:
+    "Per line: the argmax character id at every position (the legal-masked logits)."
+    fn = lambda x, reset: (model.predict_ids(x, reset_mask=reset, legal=legal),)
+    return [a for (a,) in per_line(model, pairs, fn, seq_len, batch_size, device)]
 
 def typo_pairs(pairs:list, neighbors:dict, seed:int=0)->list:
     "The same lines with one keyboard typo each (where a syllable has a neighbour), reproducibly."
@@ -468,3 +483,29 @@ def train_ime(data:IMEData, model_cfg:GPTConfig, train_cfg:TrainConfig, opts:IME
     res["steps_per_epoch"] = spe
     res["curve"] = [r for r in read_metrics(Path(run_dir) / "metrics.jsonl") if "epoch" in r] if run_dir else []
     return res, model
+
+# %% ../nbs/11_ime.ipynb #60210c62
+def predict_topk(model:IMEModel, pairs:list, k:int=4, seq_len:int=128, batch_size:int=64, legal:Tensor=None)->list: # per line: (ids (n, k), log-probs (n, k))
+    "Per line: each position's k most likely characters and their log-probabilities under the legal-masked softmax."
+    def fn(x, reset):
+        top = torch.log_softmax(model(x, reset_mask=reset, legal=legal), -1).topk(min(k, model.cfg.n_out), -1)
+        return top.indices, top.values
+    return per_line(model, pairs, fn, seq_len, batch_size)
+
+def fused_decode(syl:np.ndarray,       # (n,) input ids of one line
+                 top:tuple,            # its (ids, log-probs) from predict_topk
+                 lm:KneserNey,         # the n-gram model over line_tokens
+                 legal:np.ndarray,     # (n_inputs, n_chars) bool: where a position has legal characters
+                 lm_weight:float=0.5,
+                 beam:int=8)->np.ndarray:
+    "Shallow fusion: the path over the model's candidates maximizing sum log P_model + lm_weight * log P_LM (a typed-as-is symbol is its own token)."
+    n_chars, (ids, lp) = legal.shape[1], top
+    has = legal[syl, 1:].any(1)                                     # column 0 (UNK) stands in for "no legal character"
+    cands = [(i[l > NOT_LEGAL / 2], l[l > NOT_LEGAL / 2]) if h else (np.array([n_chars + s]), np.zeros(1))
+             for s, h, i, l in zip(syl.tolist(), has, ids, lp)]     # fewer legal characters than k: the rest is dropped
+    return lm_beam(cands, lm, lm_weight, beam)
+
+def fused_scores(model:IMEModel, pairs:list, lm:KneserNey, lm_weight:float=0.5, k:int=4, beam:int=8, seq_len:int=128)->dict:
+    "ime_scores of the model fused with the n-gram model over `pairs`."
+    legal = model.legal.cpu().numpy()
+    return ime_scores([fused_decode(s, t, lm, legal, lm_weight, beam) for (s, _), t in zip(pairs, predict_topk(model, pairs, k, seq_len))], pairs)
