@@ -11,7 +11,7 @@ __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'spread', 'ime_scores', 'pa
            'fused_decode', 'fused_scores']
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
-import io, math
+import copy, io, math
 from dataclasses import dataclass, replace
 from pathlib import Path
 import numpy as np
@@ -91,6 +91,13 @@ class KneserNey:
         self.n_bigram_types = len(self.counts[2])
 
     def p_cont(self, w:int)->float: return (self.cont.get(w, 0) + 0.5) / (self.n_bigram_types + 0.5 * self.vocab)
+
+    def lower(self, n:int)->"KneserNey":
+        "The same counts read as a lower-order model: a trigram's lower(2) is the bigram model of the same lines."
+        if not 2 <= n <= self.n: raise ValueError(f"KneserNey.lower: n={n}; expected 2 <= n <= {self.n}")
+        low = copy.copy(self)
+        low.n, low.counts = n, {k: c for k, c in self.counts.items() if k <= n}
+        return low
 
     def p(self, ctx:tuple, w:int)->float:
         "P(w | the last n-1 tokens of ctx)."
