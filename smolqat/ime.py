@@ -8,10 +8,10 @@ __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'spread', 'ime_scores', 'pa
            'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces', 'pack_greedy',
            'lay_rows', 'typo_legal', 'IMELoader', 'per_line', 'predict', 'typo_pairs', 'toneless', 'toneless_legal',
            'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime', 'predict_topk',
-           'fused_decode', 'fused_scores']
+           'fused_decode', 'fused_scores', 'median_ms']
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
-import copy, io, math
+import copy, io, math, time
 from dataclasses import dataclass, replace
 from pathlib import Path
 import numpy as np
@@ -516,3 +516,11 @@ def fused_scores(model:IMEModel, pairs:list, lm:KneserNey, lm_weight:float=0.5, 
     "ime_scores of the model fused with the n-gram model over `pairs`."
     legal = model.legal.cpu().numpy()
     return ime_scores([fused_decode(s, t, lm, legal, lm_weight, beam) for (s, _), t in zip(pairs, predict_topk(model, pairs, k, seq_len))], pairs)
+
+# %% ../nbs/11_ime.ipynb #fc2d51fb
+def median_ms(f, n:int=50)->float:
+    "The median wall time of n calls of f(), in milliseconds, after 5 warm-up calls."
+    for _ in range(5): f()
+    times = []
+    for _ in range(n): t = time.perf_counter(); f(); times.append(time.perf_counter() - t)
+    return 1000 * float(np.median(times))
