@@ -245,8 +245,8 @@ def candidate_argmax(h:Tensor,          # (N, C) final hidden states
     "argmax over each position's legal characters of h @ W.T, computing only those logits."
     ptr, cols = csr
     start, n = ptr[idx], ptr[idx + 1] - ptr[idx]
-    order, out = torch.argsort(n), torch.empty_like(idx)
-    if not len(idx): return out       # positions with as many candidates side by side
+    order, out = torch.argsort(n), torch.empty_like(idx)       # positions with as many candidates side by side
+    if not len(idx): return out
     step = max(1, budget // (int(n.max()) * h.size(1)))
     for a in range(0, len(idx), step):
         i = order[a:a + step]
