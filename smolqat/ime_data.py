@@ -6,8 +6,8 @@
 __all__ = ['PAD', 'UNK', 'NOT_SCORED', 'DACHEN_ROWS', 'DACHEN', 'MOE_FILE', 'split_documents', 'doc_lines', 'ime_corpus',
            'is_cjk', 'is_syllable', 't2s_converter', 'bopomofo_labels', 'label_lines', 'IMEVocab', 'build_vocab',
            'encode_line', 'write_aligned', 'AlignedBin', 'char_readings', 'legal_mask', 'key_neighbors',
-           'typo_variants', 'typo_neighbors', 'add_typo', 'moe_file', 'moe_examples', 'moe_sentences', 'IMEData',
-           'prepare_ime']
+           'typo_variants', 'typo_neighbors', 'add_typo', 'moe_file', 'moe_examples', 'moe_sentences', 'lexicon_lines',
+           'IMEData', 'prepare_ime']
 
 # %% ../nbs/10_ime_data.ipynb #0661d5b3
 import importlib.util, json, re
@@ -231,6 +231,15 @@ def moe_sentences(path=None)->list: # sentences in file order, duplicates remove
     col = next(rows).index("釋義")
     return list(dict.fromkeys(s for row in rows if row[col] for s in moe_examples(row[col])))
 
+# %% ../nbs/10_ime_data.ipynb #ab47356c
+def lexicon_lines(exclude:set=frozenset(), # lines to leave out (the test sets' lines)
+                 )->list:                  # Traditional words, sorted
+    "pypinyin's phrase table as Taiwan Traditional words (OpenCC s2twp): CJK only, length kept by the conversion, none in `exclude`."
+    from pypinyin.phrases_dict import phrases_dict
+    s2t = opencc.OpenCC("s2twp").convert
+    words = ((p, s2t(p)) for p in phrases_dict)
+    return sorted({w for p, w in words if len(w) == len(p) and all(map(is_cjk, w)) and w not in exclude})
+
 # %% ../nbs/10_ime_data.ipynb #1ed11105
 @dataclass
 class IMEData:
@@ -245,30 +254,33 @@ class IMEData:
         if not p.exists(): raise FileNotFoundError(f"{p}: no {name!r} split was prepared" + (" (py-chinese-pronounce is not installed)" if name == "moe" else ""))
         return AlignedBin(p, len(self.vocab.inputs), len(self.vocab.chars))
 
-def _write_ime(dst:Path, corpus:str, every:int, moe:bool)->dict:
-    "Label, encode and write every split of `corpus` into `dst`; return the metadata."
+def _write_ime(dst:Path, corpus:str, every:int, moe:bool, lexicon:bool=False)->dict:
+    "Label, encode and write every split of `corpus` (TRAIN with the lexicon's words when asked) into `dst`; return the metadata."
     t2s, c = t2s_converter(), ime_corpus(corpus, every)
-    train = label_lines(c["train"], t2s)
+    sents = moe_sentences() if moe else None
+    words = lexicon_lines(set(c["val"]) | set(sents or ())) if lexicon else []
+    train = label_lines(c["train"] + words, t2s)
     vocab = build_vocab(train)
     enc = lambda labelled: [encode_line(l, labs, vocab) for l, labs in labelled]
     tr = enc(train)
     splits = dict(train=tr, val=enc(label_lines(c["val"], t2s)))
-    sents = moe_sentences() if moe else None
     if sents: splits["moe"] = enc(label_lines(sents, t2s))
     for name, pairs in splits.items(): write_aligned(dst / f"{name}.bin", pairs)
     atomic_write_bytes(dst / "vocab.json", json.dumps(dict(inputs=vocab.inputs, chars=vocab.chars), ensure_ascii=False).encode())
     np.save(dst / "legal.npy", legal_mask(vocab, tr, t2s))
-    meta = dict(corpus=corpus, every=every, lines={k: len(v) for k, v in splits.items()}, val_dropped=c["val_dropped"], format=1)
+    meta = dict(corpus=corpus, every=every, lines={k: len(v) for k, v in splits.items()}, val_dropped=c["val_dropped"],
+                lexicon_words=len(words), format=1)
     atomic_write_bytes(dst / "meta.json", json.dumps(meta, indent=1).encode())
     return meta
 
 def prepare_ime(corpus:str="zh_tw", # embedded corpus name
                 every:int=10,       # every n-th document is VAL
                 moe:bool=True,      # also the dictionary's sentences, when py-chinese-pronounce is installed
+                lexicon:bool=False, # TRAIN also holds pypinyin's words (lexicon_lines), one per line
                 cache_dir=None,     # default ~/.cache/smolqat
                )->IMEData:
     "The IME data of `corpus`, built once into a cache folder and reused."
-    tag = "moe" if moe and moe_file() else "nomoe"
-    root = build_once(Path(cache_dir or default_cache_dir()) / f"{corpus}_ime_e{every}_{tag}", lambda d: _write_ime(d, corpus, every, moe))
+    tag = ("moe" if moe and moe_file() else "nomoe") + ("_lex" if lexicon else "")
+    root = build_once(Path(cache_dir or default_cache_dir()) / f"{corpus}_ime_e{every}_{tag}", lambda d: _write_ime(d, corpus, every, moe, lexicon))
     v = json.loads((root / "vocab.json").read_text())
     return IMEData(root, IMEVocab(v["inputs"], v["chars"]), np.load(root / "legal.npy"), json.loads((root / "meta.json").read_text()))
