@@ -18,8 +18,8 @@ FLAG = re.compile(r"^#\|\s*(slow|gpu)\s*$", re.M)
 
 def skipped(cell, run_flags:set, only:str=None)->bool:
     "True for a code cell carrying a flag that is not being run, or a flagged cell without `only` in its source."
-    if cell.cell_type != "code" or not FLAG.search(cell.source): return False
-    return any(f not in run_flags for f in FLAG.findall(cell.source)) or (only is not None and only not in cell.source)
+    flags = FLAG.findall(cell.source) if cell.cell_type == "code" else []
+    return bool(flags) and (any(f not in run_flags for f in flags) or (only is not None and only not in cell.source))
 
 def execute(path:Path, run_flags:set, timeout:int, only:str=None):
     "Run the notebook's cells (skipping flagged ones), keep outputs of the skipped cells, write it back."
