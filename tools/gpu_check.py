@@ -1,0 +1,117 @@
+"""The GPU checks of the workbench in one run, one JSON out (see tools/gpu_check.sh).
+
+    python tools/gpu_check.py [--cpu] [--out FILE]
+
+On a machine with a CUDA GPU: every notebook's `#| gpu` cells (nbdev-test --flags gpu), the baseline preset of
+nbs/train_gpt.ipynb for 200 steps on a local replica of the challenge's data layout built from the embedded corpus
+(flash-attn when importable, SDPA otherwise; torch.compile on), and flash-attn against SDPA logits on the same weights.
+The JSON holds tokens/s, MFU against the GPU's dense bf16 peak, peak memory, compile seconds and the agreement.
+`--cpu` runs the same steps at tiny shapes on the CPU (what CI runs): the #| gpu cells and the flash comparison are
+reported as skipped there."""
+import argparse, json, os, re, statistics, subprocess, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BF16_PEAK = {"H100": 989e12, "H200": 989e12, "A100": 312e12, "L40S": 362e12}  # dense bf16 FLOP/s from NVIDIA's datasheets (SXM parts)
+TINY = dict(n_layer=2, n_embd=64, n_head=2, n_kv_head=1, seq_len=64, batch_size=16, grad_accum=2, steps=6, torch_compile="off")
+
+def gpu_notebooks()->list:
+    "The notebooks that carry a `#| gpu` cell."
+    return sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if "#| gpu" in p.read_text())
+
+def run_gpu_cells(cuda:bool)->dict:
+    "nbdev-test with the gpu flag on each notebook that has #| gpu cells: {notebook: passed/failed/skipped}."
+    out = {}
+    for nb in gpu_notebooks():
+        if not cuda: out[nb.name] = "skipped (no CUDA)"; continue
+        r = subprocess.run([str(Path(sys.executable).parent / "nbdev-test"), "--flags", "gpu", str(nb)], cwd=ROOT,
+                           capture_output=True, text=True)
+        out[nb.name] = "passed" if r.returncode == 0 else f"failed: {(r.stdout + r.stderr)[-800:]}"
+    return out
+
+def papermill_baseline(run_name:str, replica:dict, backend:str, cpu:bool)->Path:
+    "The baseline preset for 200 steps (tiny shapes with --cpu) on the replica, one record per step; returns the run folder."
+    params = dict(preset="baseline", run_name=run_name, resume=False, steps=200, max_seconds=0.0, val_every=0, log_every=1,
+                  checkpoint_every=0, data_dir=replica["data_dir"], tokenizer=replica["tokenizer"], attn_backend=backend,
+                  torch_compile="on")
+    params.update({**TINY, "device": "cpu"} if cpu else {})
+    args = [str(a) for k, v in params.items() for a in ("-p", k, v)]
+    run_dir = ROOT / "runs" / run_name; run_dir.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run([sys.executable, "-m", "papermill", str(ROOT / "nbs/train_gpt.ipynb"), str(run_dir / "train_gpt.ipynb"),
+                        *args, "--cwd", str(ROOT / "nbs")], capture_output=True, text=True)
+    if r.returncode: raise RuntimeError(f"the baseline run failed:\n{r.stderr[-3000:]}")
+    return run_dir
+
+def step_times(run_dir:Path)->list:
+    "Training seconds at the end of each step, from the run's metrics.jsonl (log_every 1)."
+    recs = [json.loads(l) for l in (run_dir / "metrics.jsonl").read_text().splitlines() if l.strip()]
+    return [r["elapsed"] for r in recs if "train_loss" in r]
+
+def flops_per_token(cfg:dict)->float:
+    "Training FLOPs per token: 6 x the weights of every matrix product (head included), plus causal attention's 6 x layers x T x width."
+    d, L, T, V = cfg["n_embd"], cfg["n_layer"], cfg["block_size"], cfg["vocab_size"]
+    kv = d * cfg["n_kv_head"] // cfg["n_head"]
+    per_block = d * d * 2 + d * kv * 2 + 2 * d * d * cfg["mlp_mult"]   # q, proj; k, v; MLP up and down
+    return 6 * (L * per_block + V * d) + 6 * L * T * d
+
+def peak_memory(run_dir:Path)->dict:
+    "The 'peak memory allocated: X MiB reserved: Y MiB' line of the run's train.log."
+    m = re.search(r"peak memory allocated: (\d+) MiB reserved: (\d+) MiB", (run_dir / "train.log").read_text())
+    return dict(allocated_mib=int(m[1]), reserved_mib=int(m[2])) if m else {}
+
+def speed(run_dir:Path, device_name:str)->dict:
+    "tokens/s after the first step, compile seconds (first step minus the median step), MFU against the bf16 peak."
+    rec = json.loads((run_dir / "metrics.json").read_text())
+    cfg, tcfg = rec["model_config"], rec["train_config"]
+    t = step_times(run_dir); dts = [b - a for a, b in zip(t, t[1:])]
+    tok_step = tcfg["batch_size"] * tcfg["seq_len"]
+    tok_s = tok_step * len(dts) / (t[-1] - t[0])
+    peak = next((v for k, v in BF16_PEAK.items() if k in device_name), None)
+    return dict(steps=len(t), tokens_per_step=tok_step, grad_accum=tcfg["grad_accum"], tokens_per_s=round(tok_s),
+                median_step_ms=round(1000 * statistics.median(dts), 2), compile_seconds=round(t[0] - statistics.median(dts), 2),
+                flops_per_token=flops_per_token(cfg), mfu=round(tok_s * flops_per_token(cfg) / peak, 4) if peak else None,
+                bf16_peak_flops=peak, peak_memory=peak_memory(run_dir), val_bpb_roundtrip=rec["results"]["val_bpb_roundtrip"],
+                autocast=rec["results"]["autocast"], compile=rec["results"].get("compile"))
+
+def flash_vs_sdpa(cuda:bool, flash:bool)->dict:
+    "Logits of one baseline-shaped GPT with flash-attn and with SDPA on the same weights, bf16 on the GPU."
+    if not (cuda and flash): return dict(skipped="no CUDA" if not cuda else "flash-attn not importable")
+    import torch
+    from smolqat.model import GPT, GPTConfig
+    torch.manual_seed(0)
+    cfg = dict(vocab_size=1024, n_layer=9, n_embd=512, n_head=8, n_kv_head=4, block_size=1024)
+    a, b = GPT(GPTConfig(**cfg, attn_backend="sdpa")).cuda(), GPT(GPTConfig(**cfg, attn_backend="flash")).cuda()
+    b.load_state_dict(a.state_dict())
+    x = torch.randint(0, 1024, (4, 1024), device="cuda")
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16): la, lb = a(x).float(), b(x).float()
+    diff = (la - lb).abs()
+    return dict(max_abs_diff=diff.max().item(), mean_abs_diff=diff.mean().item(), logit_std=la.std().item(),
+                argmax_agree=(la.argmax(-1) == lb.argmax(-1)).float().mean().item(), ok=bool(diff.max().item() < 0.1 * la.std().item() + 0.05))
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cpu", action="store_true", help="tiny shapes on the CPU (no GPU needed): what CI runs")
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here (default runs/gpu_check/gpu_check.json)")
+    a = ap.parse_args()
+    import torch
+    cuda = torch.cuda.is_available() and not a.cpu
+    if not a.cpu and not cuda: sys.exit("gpu_check: no CUDA device found; run with --cpu for the tiny CPU version")
+    try: import flash_attn; flash = True
+    except ImportError: flash = False
+    name = torch.cuda.get_device_name(0) if cuda else "cpu"
+    t0 = time.time()
+    report = dict(device=name, torch=torch.__version__, flash_attn=flash, mode="cpu-tiny" if a.cpu else "gpu")
+    report["gpu_cells"] = run_gpu_cells(cuda)
+    from smolqat.replica import embedded_replica
+    replica = embedded_replica(ROOT / "runs" / "gpu_check" / ("replica_8plays" if a.cpu else "replica"), n_works=8 if a.cpu else None)
+    backend = "flash" if cuda and flash else "sdpa"
+    report["baseline_200"] = dict(attn_backend=backend, **speed(papermill_baseline("gpu_check_baseline", replica, backend, a.cpu), name))
+    report["flash_vs_sdpa"] = flash_vs_sdpa(cuda, flash)
+    report["seconds"] = round(time.time() - t0, 1)
+    out = a.out or ROOT / "runs" / "gpu_check" / "gpu_check.json"
+    out.parent.mkdir(parents=True, exist_ok=True); out.write_text(json.dumps(report, indent=1))
+    print(json.dumps(report, indent=1))
+    failed = [k for k, v in report["gpu_cells"].items() if v.startswith("failed")] + (["flash_vs_sdpa"] if report["flash_vs_sdpa"].get("ok") is False else [])
+    if failed: sys.exit(f"gpu_check: failed: {failed}")
+
+if __name__ == "__main__": main()
