@@ -4,9 +4,9 @@ Trains a tiny GPT under torchrun (2 gloo processes on CPU) with a budget of a co
 every step (rank 0's checkpoint time is what can put the ranks' clocks apart), N times in a row, each under coreutils
 `timeout`, and checks that every rank exited and reported the same final step. Each rank writes rank{k}.json itself
 (this script is the torchrun target), so the check runs against any copy of the package: `--package DIR` puts DIR
-(a folder holding smolqat/) first on PYTHONPATH, e.g. the committed code:
+(a folder holding smolqat/) first on PYTHONPATH, e.g. the code before ranks shared one stop (8afa092):
 
-    mkdir -p /tmp/head && git archive HEAD smolqat | tar -x -C /tmp/head
+    mkdir -p /tmp/head && git archive 8afa092 smolqat | tar -x -C /tmp/head
     python tools/rank_stop_check.py 3 --package /tmp/head
 
     python tools/rank_stop_check.py [N=10] [--package DIR] [--seconds 2] [--timeout 120]
