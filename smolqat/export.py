@@ -6,9 +6,9 @@
 __all__ = ['INT8_CLIP_Q', 'SCHEMES', 'KEEP_FLOAT_MAX_NUMEL', 'QUANT_FORMAT', 'ARTIFACT_MAGIC', 'ARTIFACT_VERSION',
            'READ_VERSIONS', 'CHECKSUM_BYTES', 'COMPRESSORS', 'REPORT_COLUMNS', 'BUDGET_BYTES', 'percentile_clip',
            'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8', 'dequantize_state_dict',
-           'save_artifact', 'read_artifact', 'load_artifact', 'artifact_report', 'code_bytes', 'artifact_size',
-           'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy', 'quantize_model', 'dequantize_model_state',
-           'compressed_bits_per_weight']
+           'save_artifact', 'artifact_compressor', 'read_artifact', 'load_artifact', 'artifact_report', 'code_bytes',
+           'artifact_size', 'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy', 'quantize_model',
+           'dequantize_model_state', 'compressed_bits_per_weight']
 
 # %% ../nbs/07_export.ipynb #65cea8d0
 import io, lzma, re, struct, warnings, zlib
@@ -192,6 +192,10 @@ def _parse_header(data:bytes, path)->tuple: # (version, compressor, the bytes af
     if comp not in COMPRESSORS: raise ValueError(f"artifact {path}: unknown compressor {comp!r}, expected one of {sorted(COMPRESSORS)} (its header is corrupted, or a newer smolqat wrote it)")
     return int(v[1:]), comp, data[len(line) + 1:]
 
+def artifact_compressor(path)->str:
+    "The compressor an artifact's header names (its header checked, nothing else read)."
+    with open(path, "rb") as f: return _parse_header(f.read(64), path)[1]
+
 def _split_checksums(version:int, rest:bytes, path)->tuple: # (crc32 of the body, crc32 of the payload, body); None, None for v1
     "The stored checksums and the compressed body that follows the header line."
     if version == 1:
@@ -257,7 +261,7 @@ def _report_source(src, compressor:str, schemes:dict)->tuple: # (export object, 
     if isinstance(src, dict): obj, comp, schemes = src, compressor or "lzma", schemes or SCHEMES
     else:
         p = read_artifact(src)
-        with open(src, "rb") as f: comp = compressor or _parse_header(f.read(64), src)[1]
+        comp = compressor or artifact_compressor(src)
         obj, schemes = p["quant"], schemes or _payload_schemes(p)
     if comp not in COMPRESSORS: raise ValueError(f"compressor={comp!r}; expected one of {sorted(COMPRESSORS)}")
     return obj, comp, schemes

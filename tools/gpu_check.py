@@ -44,8 +44,8 @@ def papermill_baseline(run_name:str, replica:dict, backend:str, cpu:bool)->Path:
 
 def step_times(run_dir:Path)->list:
     "Training seconds at the end of each step, from the run's metrics.jsonl (log_every 1)."
-    recs = [json.loads(l) for l in (run_dir / "metrics.jsonl").read_text().splitlines() if l.strip()]
-    return [r["elapsed"] for r in recs if "train_loss" in r]
+    from smolqat.train import read_metrics
+    return [r["elapsed"] for r in read_metrics(run_dir / "metrics.jsonl") if "train_loss" in r]
 
 def flops_per_token(cfg:dict)->float:
     "Training FLOPs per token: 6 x the weights of every matrix product (head included), plus causal attention's 6 x layers x T x width."
