@@ -4,18 +4,21 @@
 
 # %% auto #0
 __all__ = ['INT8_CLIP_Q', 'SCHEMES', 'KEEP_FLOAT_MAX_NUMEL', 'QUANT_FORMAT', 'ARTIFACT_MAGIC', 'ARTIFACT_VERSION',
-           'READ_VERSIONS', 'CHECKSUM_BYTES', 'COMPRESSORS', 'REPORT_COLUMNS', 'BUDGET_BYTES', 'percentile_clip',
-           'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8', 'dequantize_state_dict',
-           'save_artifact', 'artifact_compressor', 'read_artifact', 'load_artifact', 'artifact_report', 'code_bytes',
-           'artifact_size', 'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy', 'quantize_model',
-           'dequantize_model_state', 'compressed_bits_per_weight']
+           'READ_VERSIONS', 'CHECKSUM_BYTES', 'COMPRESSOR_PACKAGES', 'COMPRESSORS', 'REPORT_COLUMNS', 'BUDGET_BYTES',
+           'percentile_clip', 'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8',
+           'dequantize_state_dict', 'save_artifact', 'artifact_compressor', 'read_artifact', 'load_artifact',
+           'tensor_bill', 'artifact_report', 'code_bytes', 'artifact_size', 'build_gpt', 'roundtrip_model',
+           'export_schemes', 'qat_policy', 'quantize_model', 'dequantize_model_state', 'compressed_bits_per_weight']
 
 # %% ../nbs/07_export.ipynb #65cea8d0
 import io, lzma, re, struct, warnings, zlib
 from dataclasses import asdict, is_dataclass
 from importlib import resources
 from pathlib import Path
-import brotli, zstandard
+try: import brotli                # optional compressors: without the package its compressor is simply absent
+except ImportError: brotli = None
+try: import zstandard
+except ImportError: zstandard = None
 import pandas as pd
 import torch
 import torch.nn as nn
@@ -126,14 +129,16 @@ def dequantize_state_dict(obj:dict, schemes:dict=SCHEMES)->dict:
 ARTIFACT_MAGIC, ARTIFACT_VERSION = b"smolqat-artifact", 2
 READ_VERSIONS = (1, 2)  # v1: no checksums (loads with a warning); v2: the header line is followed by CHECKSUM_BYTES
 CHECKSUM_BYTES = 8      # v2: crc32 of the compressed body, then crc32 of the decompressed payload, big-endian
-COMPRESSORS = {  # name -> (compress(data, level), decompress, default level)
+COMPRESSOR_PACKAGES = {"lzma": "lzma", "zlib": "zlib", "zstd": "zstandard", "brotli": "brotli"}  # every name a header may hold
+COMPRESSORS = {  # name -> (compress(data, level), decompress, default level); only those whose package is installed
     "lzma": (lambda b, lv: lzma.compress(b, preset=lv), lzma.decompress, 9),
     "zlib": (lambda b, lv: zlib.compress(b, level=lv), zlib.decompress, 9),
-    "zstd": (lambda b, lv: zstandard.ZstdCompressor(level=lv, write_checksum=True).compress(b),
-             lambda b: zstandard.ZstdDecompressor().decompress(b), 22),
-    "brotli": (lambda b, lv: brotli.compress(b, quality=lv), brotli.decompress, 11),
+    **({"zstd": (lambda b, lv: zstandard.ZstdCompressor(level=lv, write_checksum=True).compress(b),
+                 lambda b: zstandard.ZstdDecompressor().decompress(b), 22)} if zstandard else {}),
+    **({"brotli": (lambda b, lv: brotli.compress(b, quality=lv), brotli.decompress, 11)} if brotli else {}),
 }
-_DECOMPRESS_ERRORS = (lzma.LZMAError, zlib.error, EOFError, zstandard.ZstdError, brotli.error)  # what a damaged body raises
+_DECOMPRESS_ERRORS = (lzma.LZMAError, zlib.error, EOFError, *([zstandard.ZstdError] if zstandard else []),
+                      *([brotli.error] if brotli else []))  # what a damaged body raises
 
 def _is_plain(v)->bool:
     "True for None, bool, int, float, str, and lists, tuples and str-keyed dicts of those."
@@ -189,7 +194,8 @@ def _parse_header(data:bytes, path)->tuple: # (version, compressor, the bytes af
     v, comp = parts[1].decode(errors="replace"), parts[2].decode(errors="replace")
     if v not in [f"v{k}" for k in READ_VERSIONS]:
         raise ValueError(f"artifact {path}: format {v}, this smolqat reads {', '.join(f'v{k}' for k in READ_VERSIONS)} (a newer smolqat wrote it, or its header is corrupted)")
-    if comp not in COMPRESSORS: raise ValueError(f"artifact {path}: unknown compressor {comp!r}, expected one of {sorted(COMPRESSORS)} (its header is corrupted, or a newer smolqat wrote it)")
+    if comp not in COMPRESSOR_PACKAGES: raise ValueError(f"artifact {path}: unknown compressor {comp!r}, expected one of {sorted(COMPRESSOR_PACKAGES)} (its header is corrupted, or a newer smolqat wrote it)")
+    if comp not in COMPRESSORS: raise ValueError(f"artifact {path}: compressed with {comp}, whose package {COMPRESSOR_PACKAGES[comp]!r} is not installed here")
     return int(v[1:]), comp, data[len(line) + 1:]
 
 def artifact_compressor(path)->str:
@@ -272,6 +278,14 @@ def _total_row(df:pd.DataFrame)->dict:
              compressed_bytes=int(df.compressed_bytes.sum()), share=float(df.share.sum()))
     return dict(t, bits=8 * t["raw_bytes"] / t["params"], compressed_bits=8 * t["compressed_bytes"] / t["params"])
 
+def tensor_bill(src, compressor:str=None, schemes:dict=None)->list: # [{name, scheme, shape, params, raw_bytes, compressed_bytes}], entry order
+    "Each tensor of an artifact (or export object) with its payload bytes and its bytes compressed alone (pandas-free: a bundle sizes with it)."
+    obj, comp, schemes = _report_source(src, compressor, schemes)
+    compress, _, level = COMPRESSORS[comp]
+    sd = dequantize_state_dict(obj, schemes)
+    return [dict(name=n, scheme=e["scheme"], shape=tuple(sd[n].shape), params=sd[n].numel(), raw_bytes=_nbytes(e),
+                 compressed_bytes=len(compress(_tensor_bytes(e), level))) for n, e in obj["entries"].items()]
+
 REPORT_COLUMNS = ["name", "scheme", "shape", "params", "bits", "raw_bytes", "compressed_bytes", "compressed_bits", "share"]
 
 def artifact_report(src,                 # artifact file, or an export object from quantize_state_dict
@@ -280,11 +294,7 @@ def artifact_report(src,                 # artifact file, or an export object fr
                     total:bool=False,    # append a "total" row
                    )->pd.DataFrame:      # one row per tensor (REPORT_COLUMNS), largest compressed first
     "Per-tensor bill: scheme, shape, params, payload bits/param, raw and compressed bytes, share of the compressed total."
-    obj, comp, schemes = _report_source(src, compressor, schemes)
-    compress, _, level = COMPRESSORS[comp]
-    sd = dequantize_state_dict(obj, schemes)
-    df = pd.DataFrame([dict(name=n, scheme=e["scheme"], shape=tuple(sd[n].shape), params=sd[n].numel(), raw_bytes=_nbytes(e),
-                            compressed_bytes=len(compress(_tensor_bytes(e), level))) for n, e in obj["entries"].items()])
+    df = pd.DataFrame(tensor_bill(src, compressor, schemes))
     df = df.assign(bits=8 * df.raw_bytes / df.params, compressed_bits=8 * df.compressed_bytes / df.params,
                    share=df.compressed_bytes / df.compressed_bytes.sum())
     df = df.sort_values("compressed_bytes", ascending=False, kind="stable").reset_index(drop=True)[REPORT_COLUMNS]
@@ -299,14 +309,15 @@ def code_bytes(package:str="smolqat")->int:
 
 def _largest(path, k:int=5)->str:
     "The `k` largest tensors of an artifact by compressed bytes, as text."
-    top = artifact_report(path).head(k).to_dict("records")
-    return ", ".join(f"{r['name']} ({r['scheme']}, {r['compressed_bytes']:,} B compressed, {r['share']:.0%})" for r in top)
+    rows = sorted(tensor_bill(path), key=lambda r: -r["compressed_bytes"]); total = sum(r["compressed_bytes"] for r in rows)
+    return ", ".join(f"{r['name']} ({r['scheme']}, {r['compressed_bytes']:,} B compressed, {r['compressed_bytes'] / total:.0%})" for r in rows[:k])
 
 def artifact_size(path,                     # artifact file
                   budget:int=BUDGET_BYTES,  # total byte budget (code + artifact); None: no check
+                  code=None,                # the file whose bytes are the code (the run's bundled train_gpt.py); None: the package's .py files
                  )->dict:                   # model_bytes, code_bytes, total_bytes
-    "Bytes of an artifact plus the package code; over `budget` -> ValueError listing the largest tensors."
-    m, c = Path(path).stat().st_size, code_bytes()
+    "Bytes of an artifact plus the code; over `budget` -> ValueError listing the largest tensors."
+    m, c = Path(path).stat().st_size, Path(code).stat().st_size if code is not None else code_bytes()
     if budget is not None and m + c > budget:
         raise ValueError(f"artifact {path}: {m:,} + {c:,} code bytes = {m + c:,} > budget {budget:,}; largest tensors: {_largest(path)}")
     return dict(model_bytes=m, code_bytes=c, total_bytes=m + c)
