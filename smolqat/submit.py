@@ -4,11 +4,12 @@
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'FINAL_RE', 'EVAL_RE', 'STEP_RE', 'PER_RUN', 'MISSING', 'SUBMISSION_FIELDS', 'COMPARISON_FIELDS',
-           'TRAIN_NOTEBOOK', 'PAPERMILL_FIRST', 'PAPERMILL_SKIP', 'run_file', 'parse_log', 'final_score', 'read_run',
-           'seed_of', 'config_fields', 'config_diff', 'check_seeds', 'seed_notes', 'betainc', 't_sf', 'mean_var',
-           'welch_t', 'significance', 'seed_result', 'reference_scores', 'comparison', 'submission_json',
-           'notebook_defaults', 'recorded_params', 'changed_params', 'reproduce_command', 'readme', 'fill_record',
-           'code_notes', 'write_record', 'parse_args', 'against_arg', 'verdict_text', 'main']
+           'TRAIN_NOTEBOOK', 'PAPERMILL_FIRST', 'PAPERMILL_SKIP', 'BUNDLE_PREFIX', 'run_file', 'parse_log',
+           'final_score', 'read_run', 'seed_of', 'config_fields', 'config_diff', 'check_seeds', 'seed_notes', 'betainc',
+           't_sf', 'mean_var', 'welch_t', 'significance', 'seed_result', 'reference_scores', 'comparison',
+           'submission_json', 'notebook_defaults', 'recorded_params', 'changed_params', 'reproduce_command', 'readme',
+           'fill_record', 'code_notes', 'bundle_body', 'runs_bundle', 'write_record', 'parse_args', 'against_arg',
+           'verdict_text', 'main']
 
 # %% ../nbs/09a_submit.ipynb #06f46518
 import argparse, ast, json, math, os, re, shlex, shutil, statistics, sys, tempfile
@@ -286,7 +287,9 @@ def readme(runs:list, sub:dict, notes:list=())->str:
     body = ["## Results", "", *_results_table(sub), "", *_comparison_lines(sub), ""]
     body += ["## Notes", "", *[f"- {n}" for n in notes], ""] if notes else []
     cmds = [line for m in runs for line in (f"# seed {seed_of(m)}", reproduce_command(m))]
-    return "\n".join(head + body + ["## Reproduce", "", "From the smolqat project root:", "", "```bash", *cmds, "```", ""])
+    here = [f"python train_gpt.py --seed {seed_of(m)}   # DATA_PATH=... TOKENIZER_PATH=... for the shards on this machine" for m in runs]
+    return "\n".join(head + body + ["## Reproduce", "", "In this folder (torch, numpy and sentencepiece installed; `torchrun --nproc_per_node=N train_gpt.py` on N GPUs):", "",
+                                     "```bash", *here, "```", "", "From the smolqat project root:", "", "```bash", *cmds, "```", ""])
 
 # %% ../nbs/09a_submit.ipynb #9971cd82
 def _check_out(out:Path, force:bool):
@@ -319,19 +322,40 @@ def code_notes(train_gpt_py:Path, sub:dict)->list:
     n = Path(train_gpt_py).stat().st_size
     return [] if n == sub["bytes_code"] else [f"train_gpt.py is {n:,} bytes; the runs counted {sub['bytes_code']:,} code bytes in bytes_total"]
 
+BUNDLE_PREFIX = "import lzma,base64;exec(lzma.decompress(base64.b85decode('"   # 07a_bundle's compressed form
+
+def bundle_body(path)->str:
+    "A bundled train_gpt.py's source (decompressed when compressed) without its BUNDLE_DEFAULTS line: its code, not its run's settings."
+    text = Path(path).read_text()
+    if text.startswith(BUNDLE_PREFIX):
+        import base64, lzma
+        text = lzma.decompress(base64.b85decode(text[len(BUNDLE_PREFIX):].split("'")[0])).decode()
+    return "\n".join(l for l in text.splitlines() if not l.startswith("BUNDLE_DEFAULTS = "))
+
+def runs_bundle(run_dirs:list)->Path:
+    "The first run's own train_gpt.py (the main job writes it), after checking every seed's holds the same code."
+    files = [Path(d) / "train_gpt.py" for d in run_dirs]
+    for f in files:
+        if not f.is_file(): raise FileNotFoundError(f"{f}: missing; the main job writes train_gpt.py into each run folder (or pass train_gpt_py)")
+    bodies = [bundle_body(f) for f in files]
+    differ = [str(f) for f, b in zip(files, bodies) if b != bodies[0]]
+    if differ: raise ValueError(f"train_gpt.py of {', '.join(differ)} differs from {files[0]} beyond the run's settings: not seeds of one code")
+    return files[0]
+
 def write_record(run_dirs:list,          # the seeds' run folders
                  out,                    # the records folder to write, e.g. records/track_10min_16mb/2026-12-02_Name
-                 train_gpt_py,           # the self-contained train_gpt.py (nbs/07a_bundle.ipynb writes it)
-                 name:str, author:str="", github_id:str="", blurb:str="",
+                 train_gpt_py=None,      # the self-contained train_gpt.py; None: the runs' own (runs_bundle)
+                 name:str=None,          # the submission's name (None: the folder's name)
+                 author:str="", github_id:str="", blurb:str="",
                  track:str="10min_16mb", against=None, hardware:str=None, date:str=None,
                  force:bool=False,       # replace a non-empty `out`
                 )->Path:
     "Write a complete records folder at once: train_gpt.py, train_seed{N}.log, submission.json, README.md."
-    out, src = Path(out), Path(train_gpt_py)
+    out, src = Path(out), Path(train_gpt_py) if train_gpt_py is not None else runs_bundle(run_dirs)
     if not src.is_file(): raise FileNotFoundError(f"train_gpt_py {str(src)!r}: not found (the bundle nbs/07a_bundle.ipynb writes)")
     _check_out(out, force)
     runs = check_seeds(run_dirs)
-    sub = submission_json(runs, name, author, github_id, blurb, track, _against(against), hardware, date)
+    sub = submission_json(runs, name or out.name, author, github_id, blurb, track, _against(against), hardware, date)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp"))
     try: fill_record(tmp, runs, sub, src, seed_notes(len(runs)) + code_notes(src, sub)); _swap_in(tmp, out)
@@ -344,7 +368,7 @@ def parse_args(argv=None)->argparse.Namespace:
     p = argparse.ArgumentParser(prog="smolqat-submit", description="Write a parameter-golf records folder from seed runs of nbs/train_gpt.ipynb.")
     p.add_argument("run_dirs", nargs="+", help="run folders (runs/<name>/), one per seed of one configuration")
     p.add_argument("--out", required=True, help="the records folder to write")
-    p.add_argument("--train-gpt", required=True, help="the self-contained train_gpt.py (from nbs/07a_bundle.ipynb)")
+    p.add_argument("--train-gpt", default=None, help="the self-contained train_gpt.py (default: the runs' own, which the main job writes)")
     for k in ("name", "author", "github-id", "blurb", "hardware", "date"): p.add_argument(f"--{k}", default=None)
     p.add_argument("--against", nargs="+", default=None, help="the reference's run folders")
     p.add_argument("--against-loss", nargs="+", type=float, default=None, help="the reference's per-seed val_loss (nats)")
