@@ -308,6 +308,5 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 def run_isolated(path, *args, cwd=None)->subprocess.CompletedProcess:
     "Run a bundle with this python, without site, seeing only site-packages minus BLOCKED."
     view = site_view(Path(tempfile.mkdtemp(prefix="site_view_")))
-    env = {"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     return subprocess.run([sys.executable, "-I", "-S", "-c", RUNNER, str(view), ",".join(BLOCKED), str(path), *args],
-                          cwd=cwd or tempfile.gettempdir(), env=env, capture_output=True, text=True)
+                          cwd=cwd or tempfile.gettempdir(), capture_output=True, text=True)   # -I: PYTHONPATH and the like are ignored

@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 import torch
 import torch.distributed as dist
-from .core import atomic_write_bytes, check_types, rank_world, init_distributed
+from .core import atomic_write_bytes, check_types, rank_world
 from .data import open_data, Tokenizer, build_byte_luts, load_val_tokens, token_bytes, decoded_bytes, TokenLoader
 from .model import GPT, GPTConfig
-from .train import TrainConfig, train, check_vocab, resolve_device, autocast_dtype, averaged_model, log_line, format_final_lines
+from .train import TrainConfig, train, _init_distributed, check_vocab, resolve_device, autocast_dtype, averaged_model, log_line, format_final_lines
 from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig
 from .gptq import named_policy, capture_hessians, loader_calibration, sample_calibration
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model
@@ -121,14 +121,14 @@ def run_job(spec:dict)->dict: # rank 0: {train, size, compressor, evals: {name: 
     atomic_write_bytes(run_dir / "job_result.json", json.dumps(out).encode())
     return out
 
-OVERRIDES = dict(seed=("SEED", ("train", "seed"), int), data_dir=("DATA_PATH", ("data", "data_dir"), str),
-                 tokenizer=("TOKENIZER_PATH", ("data", "tokenizer"), str), run_dir=(None, ("run_dir",), str), code=(None, ("code",), str))
+OVERRIDES = dict(seed=(("train", "seed"), int), data_dir=(("data", "data_dir"), str), tokenizer=(("data", "tokenizer"), str),
+                 run_dir=(("run_dir",), str), code=(("code",), str))   # flag -> (where in the spec, type)
 
-def apply_overrides(spec:dict, args:dict, env:dict)->dict:
-    "A copy of `spec` with each flag given (else its environment variable, when set) written in."
+def apply_overrides(spec:dict, args:dict)->dict:
+    "A copy of `spec` with each flag given written in."
     spec = json.loads(json.dumps(spec))
-    for name, (var, path, cast) in OVERRIDES.items():
-        v = args.get(name) if args.get(name) is not None else env.get(var) if var else None
+    for name, (path, cast) in OVERRIDES.items():
+        v = args.get(name)
         if v is None: continue
         d = spec
         for k in path[:-1]: d = d.setdefault(k, {})
@@ -143,11 +143,8 @@ def main(argv=None):
     a = vars(ap.parse_args(argv))
     try: spec = json.loads(Path(a["config"]).read_text())
     except (OSError, json.JSONDecodeError) as e: raise SystemExit(f"--config {a['config']}: {e}")
-    spec = apply_overrides(spec, a, os.environ)
-    if "WORLD_SIZE" in os.environ:   # under torchrun
-        cuda = torch.cuda.is_available() and spec["train"].get("device", "auto") != "cpu"
-        if cuda: torch.cuda.set_device(int(os.environ["LOCAL_RANK"])); spec["train"]["device"] = f"cuda:{os.environ['LOCAL_RANK']}"
-        init_distributed("nccl" if cuda else "gloo")
+    spec = apply_overrides(spec, a)
+    if "WORLD_SIZE" in os.environ: _init_distributed(spec)   # launched by torchrun (as train.main)
     try: return run_job(spec)
     finally:
         if dist.is_initialized(): dist.destroy_process_group()

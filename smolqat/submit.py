@@ -287,7 +287,7 @@ def readme(runs:list, sub:dict, notes:list=())->str:
     body = ["## Results", "", *_results_table(sub), "", *_comparison_lines(sub), ""]
     body += ["## Notes", "", *[f"- {n}" for n in notes], ""] if notes else []
     cmds = [line for m in runs for line in (f"# seed {seed_of(m)}", reproduce_command(m))]
-    here = [f"python train_gpt.py --seed {seed_of(m)}   # DATA_PATH=... TOKENIZER_PATH=... for the shards on this machine" for m in runs]
+    here = [f"python train_gpt.py --seed {seed_of(m)}   # --data-dir D --tokenizer T: the shards on this machine" for m in runs]
     return "\n".join(head + body + ["## Reproduce", "", "In this folder (torch, numpy and sentencepiece installed; `torchrun --nproc_per_node=N train_gpt.py` on N GPUs):", "",
                                      "```bash", *here, "```", "", "From the smolqat project root:", "", "```bash", *cmds, "```", ""])
 
