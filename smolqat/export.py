@@ -339,9 +339,10 @@ def roundtrip_model(path,             # artifact file
 
 # %% ../nbs/07_export.ipynb #056dacb9
 def export_schemes(cfg:GPTConfig)->dict:
-    "All schemes a model of config `cfg` may need: the base ones, ternary with its options, and int-k rows."
+    "All schemes a model of config `cfg` may need: the base ones, int-k rows, and ternary with its options for a ternary model."
     ints = {f"int{k}_qat": (_enc_rows(k), _dec_rows) for k in (8, 6, 5, 4)}  # absmax grid of a QAT int-k layer
-    return {**SCHEMES, **ints, "ternary": ternary_scheme(cfg.quant_config())}
+    ternary = {"ternary": ternary_scheme(cfg.quant_config())} if cfg.weight_mode == "ternary" else {}
+    return {**SCHEMES, **ints, **ternary}
 
 def qat_policy(model:nn.Module, fallback=int8_policy):
     "Scheme per tensor: BitLinear weights by their weight_mode, every other tensor by `fallback`."

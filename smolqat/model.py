@@ -110,7 +110,7 @@ class GPTConfig:
 
     def quant_config(self)->QuantConfig:
         "The quantization fields of this config as a QuantConfig (the same names)."
-        return config_from(QuantConfig, vars(self))
+        return config_from(QuantConfig, self.__dict__)
 
 # %% ../nbs/01b_model.ipynb #f8750c08
 LINEAR_ROLES = ("attn.q", "attn.k", "attn.v", "attn.proj", "mlp.fc", "mlp.proj", "lm_head")

@@ -9,8 +9,8 @@ __all__ = ['CKPT_MAGIC', 'EXPECTED_COMPILE_S', 'COMPILE_PAYBACK', 'TrainConfig',
            'memory_line', 'format_final_lines', 'resolve_device', 'check_vocab', 'check_inputs', 'autocast_dtype',
            'quant_alpha_at', 'micro_batches', 'load_teacher', 'RunState', 'setup_run', 'forward_backward', 'train_step',
            'evaluate', 'save_run', 'after_step', 'finish_run', 'train', 'make_averages', 'update_averages',
-           'averaged_model', 'probe_autocast', 'find_compiler', 'decide_autocast', 'planned_seconds', 'decide_compile',
-           'decide_speed', 'run_from_config', 'result_path', 'main', 'train_torchrun']
+           'averaged_model', 'probe_autocast', 'find_compiler', 'as_configured', 'decide_autocast', 'planned_seconds',
+           'decide_compile', 'decide_speed', 'run_from_config', 'result_path', 'main', 'train_torchrun']
 
 # %% ../nbs/04_train.ipynb #48f995ed
 import argparse, copy, hashlib, importlib.util, io, json, math, os, re, shutil, sys, time, warnings
@@ -85,6 +85,9 @@ class TrainConfig:
         if not 0 <= self.ema_decay < 1: raise ValueError(f"TrainConfig.ema_decay={self.ema_decay}; expected 0 (off) or a decay in (0, 1), e.g. 0.997")
         if self.swa_every < 0: raise ValueError(f"TrainConfig.swa_every={self.swa_every}; expected 0 (off) or a positive step interval")
         if not 0 < self.swa_below <= 1: raise ValueError(f"TrainConfig.swa_below={self.swa_below}; expected an LR multiplier in (0, 1]")
+
+    @property
+    def averaging(self)->bool: return self.ema_decay > 0 or self.swa_every > 0   # any weight average kept (make_averages)
 
 def check_batch_split(cfg:TrainConfig, world:int):
     "Refuse a global batch that does not split into `world` ranks x `grad_accum` equal micro-batches."
@@ -430,7 +433,7 @@ def setup_run(cfg:TrainConfig, model, loader, val_tokens=None, luts:ByteLUTs=Non
     ck, newest_ok = _resume(ckpt, model, optimizers, mpath) if resume and ckpt else (None, True)
     if teacher is not None: teacher.to(dev).eval().requires_grad_(False)
     run = RunState(model, model, optimizers, dev, rank, world, teacher, val_tokens, luts, ckpt, mpath, lpath,
-                   (ck or {}).get("step", 0), (ck or {}).get("elapsed", 0.0), newest_ok=newest_ok, averages=make_averages(model, cfg, ck))
+                   (ck or {}).get("step", 0), (ck or {}).get("elapsed", 0.0), newest_ok=newest_ok, averages=make_averages(model, cfg, ck) if cfg.averaging else {})
     run.decisions = _decisions(run, cfg, loader, ck)
     run.fwd = _wrap(model, run.decisions["compile"] == "on", dev, world)
     _open_log(run, cfg, ck); _fence(world, dev)     # no rank starts its clock while rank 0 still writes
@@ -466,7 +469,9 @@ def train_step(run:RunState, batch, cfg:TrainConfig)->dict: # the step's record:
     alpha = quant_alpha_at(cfg, run.step, run.elapsed); set_quant_alpha(run.model, alpha)
     loss = forward_backward(run, batch, cfg)
     rec = dict(step=run.step + 1, train_loss=_global_mean(loss, run.world), lr_mult=round(lr, 6), quant_alpha=round(alpha, 4))
-    if _finite(rec, cfg): _optimizer_step(run, cfg); update_averages(run, cfg, rec["step"], lr)
+    if _finite(rec, cfg):
+        _optimizer_step(run, cfg)
+        if run.averages: update_averages(run, cfg, rec["step"], lr)
     for o in run.optimizers: o.zero_grad(set_to_none=True)
     return rec
 
@@ -644,6 +649,10 @@ def find_compiler(dev:torch.device)->str: # its name, None when there is none
     return next((c for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
 
 # %% ../nbs/04_train.ipynb #ee8b0c1c
+def as_configured(cfg:TrainConfig)->dict:
+    "The decisions of a config that leaves neither autocast nor compile to auto: as set (no probe; what decide_speed gives for them)."
+    return dict(autocast=cfg.autocast, autocast_reason="set in the config", compile=cfg.compile, compile_reason="set in the config")
+
 def decide_autocast(autocast:str, dev:torch.device, probe:dict)->dict: # {"autocast": "bf16"|"fp32", "autocast_reason": ...}
     "TrainConfig.autocast resolved: an explicit value as given; auto: bf16 on CUDA, elsewhere the faster in `probe`."
     if autocast != "auto": return dict(autocast=autocast, autocast_reason="set in the config")
@@ -703,6 +712,7 @@ def _agree(d:dict, world:int)->dict:
 def _decisions(run:RunState, cfg:TrainConfig, loader, ck:dict=None)->dict:
     "Autocast and compile: as stored in the checkpoint when resuming, else decided now (the probe's seconds are training time; logged at step 0)."
     if ck is not None: return _stored_decisions(cfg, run.dev, ck.get("decisions", {}))
+    if "auto" not in (cfg.autocast, cfg.compile): return as_configured(cfg)
     batch = loader.batch(run.step)
     measure = lambda dtypes: probe_autocast(run.model, batch, run.dev, lambda m, x, y, ex: _loss(m, run.teacher, x, y, cfg, ex), dtypes)
     d = _agree(decide_speed(cfg, run.dev, measure, batch[0].numel(), find_compiler(run.dev)), run.world)

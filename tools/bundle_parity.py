@@ -1,4 +1,4 @@
-"""The bundled job in a NEW virtual environment holding only torch, numpy and sentencepiece (no smolqat, no tqdm,
+"""The bundled job (job_bundle: its features only, minified, compressed) in a NEW virtual environment holding only torch, numpy and sentencepiece (no smolqat, no tqdm,
 pandas, fastcore, brotli or zstandard): 20 training steps on a local replica of the challenge's layout, on CPU, against
 `smolqat.job.run_job` with the same spec in this environment. Prints one JSON line; exits 1 unless the 20 losses, the
 scores and the artifact's bytes are identical.
@@ -7,8 +7,7 @@ scores and the artifact's bytes are identical.
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
-from smolqat.bundle import bundle
-from smolqat.job import run_job
+from smolqat.job import run_job, job_bundle
 from smolqat.replica import embedded_replica
 
 def spec_for(rep:dict, run_dir:str)->dict:
@@ -34,7 +33,7 @@ def main():
     work = Path(a.work or tempfile.mkdtemp(prefix="bundle_parity_")); work.mkdir(parents=True, exist_ok=True)
     rep = embedded_replica(work / "replica", 1024, n_works=6)
     code = work / "submission" / "train_gpt.py"
-    b = bundle(["job:main"], code, spec_for(rep, "runs/job"), compress=True, self_arg="--code")
+    b = job_bundle(spec_for(rep, "runs/job"), code)   # only the features this job uses, minified, compressed
     t0 = time.time(); py = fresh_venv(work / "venv"); venv_s = time.time() - t0
     pkg = run_job({**spec_for(rep, str(work / "package_run")), "code": str(code)})
     env = {"PATH": os.environ["PATH"], "HOME": os.environ["HOME"], "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
@@ -48,7 +47,7 @@ def main():
     scores = {k: e["bpb"] for k, e in bun["evals"].items()} == {k: e["bpb"] for k, e in pkg["evals"].items()}
     ok = n_same == 20 == len(pkg["train"]["losses"]) and same_art and scores and visible == "[]"
     print(json.dumps(dict(ok=ok, losses_identical=f"{n_same}/{len(pkg['train']['losses'])}", artifact_identical=same_art, scores_identical=scores,
-                          artifact_bytes=bun["size"], bundle_plain_bytes=b["plain_bytes"], bundle_compressed_bytes=b["compressed_bytes"],
+                          artifact_bytes=bun["size"], bundle_source_bytes=b["source_bytes"], bundle_minified_bytes=b["plain_bytes"], bundle_compressed_bytes=b["compressed_bytes"], bundle_cut=b["cut"],
                           visible_in_venv=visible, venv_seconds=round(venv_s, 1))))
     if not a.keep_venv: shutil.rmtree(work / "venv", ignore_errors=True)
     sys.exit(0 if ok else 1)
