@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['OVERRIDES', 'NEEDS', 'FEATURE_CODE', 'BUNDLE_CUT', 'ExportConfig', 'EvalConfig', 'JobData', 'job_data', 'calibrate',
            'artifact_name', 'export_model', 'log_size', 'score_artifact', 'JobConfigs', 'job_configs', 'run_job',
-           'apply_overrides', 'main', 'check_bundled', 'compact_spec', 'needed_features', 'job_bundle']
+           'apply_overrides', 'main', 'uses_checkpoints', 'check_bundled', 'compact_spec', 'needed_features',
+           'job_bundle']
 
 # %% ../nbs/07b_job.ipynb #e783bb5c
 import argparse, json, os
@@ -19,7 +20,7 @@ from .model import GPT, GPTConfig
 from .train import TrainConfig, train, _init_distributed, check_vocab, resolve_device, autocast_dtype, averaged_model, log_line, format_final_lines
 from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig
 from .gptq import named_policy, capture_hessians, loader_calibration, sample_calibration
-from .export import quantize_model, save_artifact, artifact_size, roundtrip_model
+from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS
 from .bundle import bundle
 
 # %% ../nbs/07b_job.ipynb #b04d503e
@@ -32,6 +33,8 @@ class ExportConfig:
 
     def __post_init__(self):
         check_types(self); named_policy(self.quantization)
+        if self.compressor != "auto" and self.compressor not in COMPRESSORS:   # refused before training, not at the export
+            raise ValueError(f"ExportConfig.compressor={self.compressor!r}: not installed here (installed: {sorted(COMPRESSORS)}; 'auto' takes the smallest of them)")
         if self.calibration not in ("train", "self"): raise ValueError(f"calibration={self.calibration!r}: expected 'train' or 'self'")
 
 @dataclass
@@ -123,7 +126,7 @@ def run_job(spec:dict)->dict: # rank 0: {train, size, compressor, evals: {name: 
     if rank > 0: d = job_data(c.data, mcfg, ecfg.max_tokens, check_tokens=False)
     torch.manual_seed(tcfg.seed); model = GPT(mcfg)
     loader = TokenLoader(d.dp.train_shards, tcfg.seq_len, tcfg.batch_size, seed=tcfg.seed, rank=rank, world_size=world)
-    res = train(tcfg, model, loader, d.val_tokens, d.luts, run_dir=run_dir, resume=c.resume, progress=rank == 0)
+    res = train(tcfg, model, loader, d.val_tokens, d.luts, run_dir=run_dir, resume=c.resume, progress=rank == 0, checkpoints=uses_checkpoints(c))
     if rank > 0: return dict(train=res)
     if tcfg.ema_decay: model = averaged_model(run_dir, "ema")
     model.cpu()
@@ -179,6 +182,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
     "averages": lambda c: c.train.averaging,
     "speed": lambda c: "auto" in (c.train.autocast, c.train.compile),
     "resume": lambda c: c.resume,
+    "checkpoints": lambda c: uses_checkpoints(c),
     "gptq": lambda c: named_policy(c.export.quantization).needs_hessians,
     "self_calibration": lambda c: named_policy(c.export.quantization).needs_hessians and c.export.calibration == "self",
     "sliding": lambda c: c.eval.stride > 0,
@@ -186,7 +190,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
 }
 FEATURE_CODE = {  # feature -> the package functions and classes only it reaches (what a bundle without it cuts)
     "corpus": ("prepare_data",),
-    "qat": ("BitLinear", "ternary_scheme"),
+    "qat": ("BitLinear", "ternary_scheme", "quant_alpha_at", "set_quant_alpha"),
     "record": ("SmearGate", "BigramHash", "ValueEmbedding", "xsa", "_window_attend"),
     "flash": ("_flash_attend", "_flash_varlen_attend"),
     "packing": ("packed_layout",),
@@ -194,11 +198,14 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "averages": ("make_averages", "update_averages", "averaged_model"),
     "speed": ("decide_speed", "probe_autocast", "find_compiler"),
     "resume": ("_resume", "_truncate_log", "_stored_decisions"),
+    "checkpoints": ("save_checkpoint",),
     "gptq": ("capture_hessians", "gptq_quantize"),
     "self_calibration": ("sample_calibration",),
     "sliding": ("eval_sliding",),
     "ttt": ("eval_ttt", "TTTConfig"),
 }
+def uses_checkpoints(c:JobConfigs)->bool: return c.resume or c.train.averaging   # resuming reads ckpt.pt; the exported EMA comes from it
+
 BUNDLE_CUT = ()  # the features this code was bundled without (job_bundle sets it in a bundle; the package has them all)
 
 def check_bundled(c:JobConfigs):

@@ -333,14 +333,14 @@ def bundle_body(path)->str:
     return "\n".join(l for l in text.splitlines() if not l.startswith("BUNDLE_DEFAULTS = "))
 
 def runs_bundle(run_dirs:list)->Path:
-    "The first run's own train_gpt.py (the main job writes it), after checking every seed's holds the same code."
+    "The largest of the runs' own train_gpt.py (the main job writes one per seed; compressed, their settings make them differ by a few bytes), after checking every seed's holds the same code."
     files = [Path(d) / "train_gpt.py" for d in run_dirs]
     for f in files:
         if not f.is_file(): raise FileNotFoundError(f"{f}: missing; the main job writes train_gpt.py into each run folder (or pass train_gpt_py)")
     bodies = [bundle_body(f) for f in files]
     differ = [str(f) for f, b in zip(files, bodies) if b != bodies[0]]
     if differ: raise ValueError(f"train_gpt.py of {', '.join(differ)} differs from {files[0]} beyond the run's settings: not seeds of one code")
-    return files[0]
+    return max(files, key=lambda f: f.stat().st_size)   # its bytes are the runs' largest code_bytes, which bytes_code reports
 
 def write_record(run_dirs:list,          # the seeds' run folders
                  out,                    # the records folder to write, e.g. records/track_10min_16mb/2026-12-02_Name

@@ -26,7 +26,7 @@ from .core import progress_bar
 from .core import atomic_write_bytes, check_types, init_distributed, launch_torchrun, rank_world
 from .data import ByteLUTs, TokenLoader, Tokenizer, build_byte_luts, load_val_tokens, open_data
 from .model import GPT, GPTConfig
-from .bitlinear import set_quant_alpha, qat_alpha, distill_loss
+from .bitlinear import BitLinear, set_quant_alpha, qat_alpha, distill_loss
 from .muon import build_optimizers
 from .eval import eval_bpb
 
@@ -401,6 +401,7 @@ class RunState:
     newest_ok: bool = True           # ckpt_path passed its check (False after falling back to ckpt.prev.pt)
     averages: dict = field(default_factory=dict)   # AveragedModel of `model` per enabled average: "ema", "swa"
     decisions: dict = field(default_factory=lambda: dict(autocast="fp32", compile="off"))  # autocast and compile as decided (decide_speed)
+    qat: bool = False                # the model holds BitLinear layers: each step sets their quant_alpha
 
 def _optimizer_args(cfg:TrainConfig)->dict:
     "build_optimizers' arguments from a TrainConfig."
@@ -423,17 +424,19 @@ def _open_log(run:RunState, cfg:TrainConfig, ck:dict=None):
     else: _truncate_log(run.log_path, ck["step"])
     if ck is not None: log_line(run.log_path, f"resumed_from_step:{ck['step']}")
 
-def setup_run(cfg:TrainConfig, model, loader, val_tokens=None, luts:ByteLUTs=None, run_dir=None, resume:bool=True, teacher=None)->RunState:
+def setup_run(cfg:TrainConfig, model, loader, val_tokens=None, luts:ByteLUTs=None, run_dir=None, resume:bool=True, teacher=None, checkpoints:bool=True)->RunState:
     "Everything before the first step: device and seed, input checks, optimizers, resume, averages, autocast/compile decisions, DDP/compile wrapping, train.log."
     dev = resolve_device(cfg.device); model.to(dev); torch.manual_seed(cfg.seed)
     rank, world = rank_world()
     check_batch_split(cfg, world); check_inputs(model.cfg, loader, luts, world)
     optimizers = build_optimizers(model, **_optimizer_args(cfg))
     ckpt, mpath, lpath = _run_paths(run_dir, rank)
+    if not checkpoints: ckpt = None   # no ckpt.pt read or written (a run that neither resumes nor exports an average needs none)
     ck, newest_ok = _resume(ckpt, model, optimizers, mpath) if resume and ckpt else (None, True)
     if teacher is not None: teacher.to(dev).eval().requires_grad_(False)
     run = RunState(model, model, optimizers, dev, rank, world, teacher, val_tokens, luts, ckpt, mpath, lpath,
-                   (ck or {}).get("step", 0), (ck or {}).get("elapsed", 0.0), newest_ok=newest_ok, averages=make_averages(model, cfg, ck) if cfg.averaging else {})
+                   (ck or {}).get("step", 0), (ck or {}).get("elapsed", 0.0), newest_ok=newest_ok, averages=make_averages(model, cfg, ck) if cfg.averaging else {},
+                   qat=any(isinstance(m, BitLinear) for m in model.modules()))
     run.decisions = _decisions(run, cfg, loader, ck)
     run.fwd = _wrap(model, run.decisions["compile"] == "on", dev, world)
     _open_log(run, cfg, ck); _fence(world, dev)     # no rank starts its clock while rank 0 still writes
@@ -463,12 +466,18 @@ def _optimizer_step(run:RunState, cfg:TrainConfig):
     if cfg.grad_clip > 0: torch.nn.utils.clip_grad_norm_(run.model.parameters(), cfg.grad_clip)
     for o in run.optimizers: o.step()
 
-def train_step(run:RunState, batch, cfg:TrainConfig)->dict: # the step's record: step, train_loss, lr_mult, quant_alpha
+def _set_qat(run:RunState, cfg:TrainConfig)->dict:
+    "Set this step's QAT blend on every BitLinear: {quant_alpha} for the step's record; {} for a model without BitLinear layers."
+    if not run.qat: return {}
+    alpha = quant_alpha_at(cfg, run.step, run.elapsed); set_quant_alpha(run.model, alpha)
+    return dict(quant_alpha=round(alpha, 4))
+
+def train_step(run:RunState, batch, cfg:TrainConfig)->dict: # the step's record: step, train_loss, lr_mult (and quant_alpha for a QAT model)
     "One optimizer step on `batch`: schedules, QAT alpha, forward/backward of the micro-batches (CE or distillation), non-finite policy, clip, step, averages."
     lr = _set_schedules(cfg, run.optimizers, run.step, run.elapsed)
-    alpha = quant_alpha_at(cfg, run.step, run.elapsed); set_quant_alpha(run.model, alpha)
+    qat = _set_qat(run, cfg)
     loss = forward_backward(run, batch, cfg)
-    rec = dict(step=run.step + 1, train_loss=_global_mean(loss, run.world), lr_mult=round(lr, 6), quant_alpha=round(alpha, 4))
+    rec = dict(step=run.step + 1, train_loss=_global_mean(loss, run.world), lr_mult=round(lr, 6), **qat)
     if _finite(rec, cfg):
         _optimizer_step(run, cfg)
         if run.averages: update_averages(run, cfg, rec["step"], lr)
@@ -562,9 +571,10 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
           on_step=None,                 # hook: on_step(step, model, record) after each optimizer step
           teacher=None,                 # frozen model whose logits the student distills (see load_teacher)
           progress:bool=True,           # show a progress bar
+          checkpoints:bool=True,        # write ckpt.pt (every checkpoint_every steps and at the end) and resume from it; False: neither
          )->dict:
     "Train `model`; return its final metrics (steps, train_seconds, tokens_per_s, losses, autocast and compile decisions, val_loss/val_bpb and those of each average)."
-    run = setup_run(cfg, model, loader, val_tokens, luts, run_dir, resume, teacher)
+    run = setup_run(cfg, model, loader, val_tokens, luts, run_dir, resume, teacher, checkpoints)
     model.train()
     with progress_bar(total=cfg.steps, initial=run.step, disable=not progress or run.rank > 0, desc="train") as bar:
         while _more(run, cfg):
