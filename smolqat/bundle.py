@@ -6,8 +6,8 @@
 __all__ = ['SHIPPED', 'PROGRESS_SHIM', 'DELEGATES_SHIM', 'SHIMS', 'MAIN_TAIL', 'PRUNED', 'BLOCKED', 'RUNNER', 'import_allowed',
            'module_file', 'relative_imports', 'module_order', 'package_dir', 'Stmt', 'bound_names', 'used_names',
            'module_statements', 'apply_shims', 'Namespace', 'reachable', 'binding', 'check_clashes', 'imports_in',
-           'check_imports', 'strip_docstrings', 'bundle_code', 'bundle_tail', 'bundle_source', 'compress_source',
-           'pruned_stubs', 'minify_source', 'bundle', 'site_view', 'run_isolated']
+           'check_imports', 'strip_docstrings', 'bundle_code', 'bundle_tail', 'compress_source', 'pruned_stubs',
+           'minify_source', 'bundle', 'site_view', 'run_isolated']
 
 # %% ../nbs/07a_bundle.ipynb #28605430
 import ast, base64, lzma, sys
@@ -265,10 +265,6 @@ def bundle_code(stmts:list, docstrings:bool=False,
 def bundle_tail(main:str, defaults=None, self_arg:str=None)->str:
     "The run's settings as ONE `BUNDLE_DEFAULTS = ...` line, and `main(['--config', defaults])` under __main__ (plus `self_arg` and the file's own path)."
     return "\n".join([f"BUNDLE_DEFAULTS = {defaults!r}", MAIN_TAIL.format(main=main, self_arg=self_arg)])
-
-def bundle_source(stmts:list, main:str, defaults=None, docstrings:bool=False, self_arg:str=None, stubs:dict=None, constants:dict=None)->str:
-    "One file: bundle_code, then bundle_tail."
-    return bundle_code(stmts, docstrings, stubs, constants) + "\n" + bundle_tail(main, defaults, self_arg)
 
 def compress_source(src:str)->str:
     "A self-extracting form of `src`: lzma (xz, preset 9e) + base85 inside a one-line exec wrapper."

@@ -172,6 +172,8 @@ def main(argv=None):
         if dist.is_initialized(): dist.destroy_process_group()
 
 # %% ../nbs/07b_job.ipynb #ca3e43fc
+def uses_checkpoints(c:JobConfigs)->bool: return c.resume or c.train.averaging   # resuming reads ckpt.pt; the exported EMA comes from it
+
 NEEDS = {  # feature -> does a job of these JobConfigs use it
     "corpus": lambda c: not c.data.get("data_dir"),
     "qat": lambda c: c.model.quantized,
@@ -182,7 +184,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
     "averages": lambda c: c.train.averaging,
     "speed": lambda c: "auto" in (c.train.autocast, c.train.compile),
     "resume": lambda c: c.resume,
-    "checkpoints": lambda c: uses_checkpoints(c),
+    "checkpoints": uses_checkpoints,
     "gptq": lambda c: named_policy(c.export.quantization).needs_hessians,
     "self_calibration": lambda c: named_policy(c.export.quantization).needs_hessians and c.export.calibration == "self",
     "sliding": lambda c: c.eval.stride > 0,
@@ -204,8 +206,6 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "sliding": ("eval_sliding",),
     "ttt": ("eval_ttt", "TTTConfig"),
 }
-def uses_checkpoints(c:JobConfigs)->bool: return c.resume or c.train.averaging   # resuming reads ckpt.pt; the exported EMA comes from it
-
 BUNDLE_CUT = ()  # the features this code was bundled without (job_bundle sets it in a bundle; the package has them all)
 
 def check_bundled(c:JobConfigs):
@@ -234,7 +234,8 @@ def job_bundle(spec:dict,           # the job's spec (run_job's)
               )->dict:              # bundle's report plus cut: the features left out
     "The job of `spec` as ONE train_gpt.py holding only the features it uses, its non-default settings baked in."
     c = job_configs({**spec, "resume": resume})
-    left = tuple(f for f in NEEDS if f not in needed_features(c))
+    used = needed_features(c)
+    left = tuple(f for f in NEEDS if f not in used)
     cut = {n: f for f in left for n in FEATURE_CODE[f]}
     rep = bundle(["job:main"], out, compact_spec(c), compress=compress, self_arg="--code", cut=cut, constants=dict(BUNDLE_CUT=left), minify=minify)
     return {**rep, "cut": left}
