@@ -10,11 +10,11 @@ __all__ = ['OVERRIDES', 'NEEDS', 'FEATURE_CODE', 'BUNDLE_CUT', 'ExportConfig', '
 
 # %% ../nbs/07b_job.ipynb #e783bb5c
 import argparse, json, os
-from dataclasses import asdict, dataclass, field, fields, MISSING
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 import torch
 import torch.distributed as dist
-from .core import atomic_write_bytes, check_types, rank_world
+from .core import atomic_write_bytes, changed_fields, check_types, rank_world
 from .data import open_data, Tokenizer, build_byte_luts, load_val_tokens, token_bytes, decoded_bytes, TokenLoader
 from .model import GPT, GPTConfig
 from .train import TrainConfig, train, _init_distributed, check_vocab, resolve_device, autocast_dtype, averaged_model, log_line, format_final_lines
@@ -177,7 +177,7 @@ def uses_checkpoints(c:JobConfigs)->bool: return c.resume or c.train.averaging  
 NEEDS = {  # feature -> does a job of these JobConfigs use it
     "corpus": lambda c: not c.data.get("data_dir"),
     "qat": lambda c: c.model.quantized,
-    "record": lambda c: bool(c.model.smear or c.model.bigram_vocab or c.model.ve_layers or c.model.xsa_last or c.model.window),
+    "record": lambda c: c.model.smear or c.model.record_changed,
     "flash": lambda c: c.model.attn_backend == "flash",
     "packing": lambda c: False,  # run_job's loader yields no packed rows
     "distill": lambda c: False,  # run_job trains without a teacher
@@ -193,7 +193,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
 FEATURE_CODE = {  # feature -> the package functions and classes only it reaches (what a bundle without it cuts)
     "corpus": ("prepare_data",),
     "qat": ("BitLinear", "ternary_scheme", "quant_alpha_at", "set_quant_alpha"),
-    "record": ("SmearGate", "BigramHash", "ValueEmbedding", "xsa", "_window_attend"),
+    "record": ("SmearGate", "BigramHash", "ValueEmbedding", "xsa", "_window_attend", "_check_record"),
     "flash": ("_flash_attend", "_flash_varlen_attend"),
     "packing": ("packed_layout",),
     "distill": ("distill_loss",),
@@ -214,14 +214,9 @@ def check_bundled(c:JobConfigs):
     if asked: raise SystemExit(f"this train_gpt.py was bundled without {', '.join(asked)}, which this config asks for; "
                                "bundle the run again from its own spec (job_bundle)")
 
-def _changed(cfg)->dict:
-    "The fields of a config dataclass that differ from its defaults."
-    default = lambda f: f.default_factory() if f.default_factory is not MISSING else f.default
-    return {f.name: getattr(cfg, f.name) for f in fields(cfg) if getattr(cfg, f.name) != default(f)}
-
 def compact_spec(c:JobConfigs)->dict:
     "A spec with only the non-default fields of each config (the same job; fewer bytes to bake into a bundle)."
-    return dict(model=_changed(c.model), train=_changed(c.train), data=c.data, export=_changed(c.export), eval=_changed(c.eval),
+    return dict(model=changed_fields(c.model), train=changed_fields(c.train), data=c.data, export=changed_fields(c.export), eval=changed_fields(c.eval),
                 run_dir=c.run_dir, resume=c.resume)
 
 def needed_features(c:JobConfigs)->list: return [f for f, needs in NEEDS.items() if needs(c)]
@@ -231,9 +226,11 @@ def job_bundle(spec:dict,           # the job's spec (run_job's)
                compress:bool=True,  # the lzma+base85 self-extracting form
                minify:bool=True,    # python-minifier first
                resume:bool=False,   # the bundle's runs resume from a checkpoint in their run folder
+               decisions:dict=None, # the run's resolved {autocast, compile} (train's result): baked in for "auto", so the bundle runs what the run ran
               )->dict:              # bundle's report plus cut: the features left out
     "The job of `spec` as ONE train_gpt.py holding only the features it uses, its non-default settings baked in."
     c = job_configs({**spec, "resume": resume})
+    if decisions: c = replace(c, train=replace(c.train, **{k: decisions[k] for k in ("autocast", "compile") if getattr(c.train, k) == "auto"}))
     used = needed_features(c)
     left = tuple(f for f in NEEDS if f not in used)
     cut = {n: f for f in left for n in FEATURE_CODE[f]}
