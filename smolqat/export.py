@@ -4,14 +4,14 @@
 
 # %% auto #0
 __all__ = ['INT8_CLIP_Q', 'SCHEMES', 'KEEP_FLOAT_MAX_NUMEL', 'QUANT_FORMAT', 'ARTIFACT_MAGIC', 'ARTIFACT_VERSION',
-           'READ_VERSIONS', 'CHECKSUM_BYTES', 'COMPRESSOR_PACKAGES', 'COMPRESSORS', 'REPORT_COLUMNS', 'BUDGET_BYTES',
-           'percentile_clip', 'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8',
-           'dequantize_state_dict', 'save_artifact', 'artifact_compressor', 'read_artifact', 'load_artifact',
-           'tensor_bill', 'artifact_report', 'code_bytes', 'artifact_size', 'build_gpt', 'roundtrip_model',
-           'export_schemes', 'qat_policy', 'quantize_model', 'dequantize_model_state', 'compressed_bits_per_weight']
+           'CHECKSUM_BYTES', 'COMPRESSOR_PACKAGES', 'COMPRESSORS', 'REPORT_COLUMNS', 'BUDGET_BYTES', 'percentile_clip',
+           'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8', 'dequantize_state_dict',
+           'save_artifact', 'artifact_compressor', 'read_artifact', 'load_artifact', 'tensor_bill', 'artifact_report',
+           'code_bytes', 'artifact_size', 'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy',
+           'quantize_model', 'dequantize_model_state', 'compressed_bits_per_weight']
 
 # %% ../nbs/07_export.ipynb #65cea8d0
-import io, lzma, re, struct, warnings, zlib
+import io, json, lzma, re, struct, zlib
 from dataclasses import asdict, is_dataclass
 from importlib import resources
 from pathlib import Path
@@ -127,8 +127,7 @@ def dequantize_state_dict(obj:dict, schemes:dict=SCHEMES)->dict:
 
 # %% ../nbs/07_export.ipynb #18dd19a2
 ARTIFACT_MAGIC, ARTIFACT_VERSION = b"smolqat-artifact", 2
-READ_VERSIONS = (1, 2)  # v1: no checksums (loads with a warning); v2: the header line is followed by CHECKSUM_BYTES
-CHECKSUM_BYTES = 8      # v2: crc32 of the compressed body, then crc32 of the decompressed payload, big-endian
+CHECKSUM_BYTES = 8      # after the header line: crc32 of the compressed body, then crc32 of the decompressed payload, big-endian
 COMPRESSOR_PACKAGES = {"lzma": "lzma", "zlib": "zlib", "zstd": "zstandard", "brotli": "brotli"}  # every name a header may hold
 COMPRESSORS = {  # name -> (compress(data, level), decompress, default level); only those whose package is installed
     "lzma": (lambda b, lv: lzma.compress(b, preset=lv), lzma.decompress, 9),
@@ -140,18 +139,13 @@ COMPRESSORS = {  # name -> (compress(data, level), decompress, default level); o
 _DECOMPRESS_ERRORS = (lzma.LZMAError, zlib.error, EOFError, *([zstandard.ZstdError] if zstandard else []),
                       *([brotli.error] if brotli else []))  # what a damaged body raises
 
-def _is_plain(v)->bool:
-    "True for None, bool, int, float, str, and lists, tuples and str-keyed dicts of those."
-    if v is None or isinstance(v, (bool, int, float, str)): return True
-    if isinstance(v, (list, tuple)): return all(map(_is_plain, v))
-    return isinstance(v, dict) and all(isinstance(k, str) and _is_plain(x) for k, x in v.items())
-
 def _plain_config(config)->dict:
-    "The config as a dict of plain values, which weights_only loading accepts."
+    "The config as a dict of plain values (what JSON holds; weights_only loading accepts them)."
     cfg = asdict(config) if is_dataclass(config) else config
     if not isinstance(cfg, dict): raise ValueError(f"config: expected a dict or a dataclass, got {type(config).__name__}")
     for k, v in cfg.items():
-        if not (isinstance(k, str) and _is_plain(v)): raise ValueError(f"config[{k!r}]={v!r}: expected a plain value (bool, int, float, str, None, list, dict)")
+        try: json.dumps({k: v})
+        except (TypeError, ValueError): raise ValueError(f"config[{k!r}]={v!r}: expected a plain value (bool, int, float, str, None, list, dict)") from None
     return dict(cfg)
 
 def _header(compressor:str, version:int=ARTIFACT_VERSION)->bytes: return ARTIFACT_MAGIC + f" v{version} {compressor}\n".encode()
@@ -183,48 +177,47 @@ def save_artifact(obj:dict,                 # export object from quantize_state_
     return dict(path=str(path), compressor=best, raw_bytes=len(raw), bytes=Path(path).stat().st_size, candidates=sizes)
 
 # %% ../nbs/07_export.ipynb #0daec379
-def _parse_header(data:bytes, path)->tuple: # (version, compressor, the bytes after the header line)
-    "Version and compressor of an artifact's bytes; ValueError naming `path` on an empty file or a bad header."
-    if not data: raise ValueError(f"artifact {path} is truncated or corrupted: the file is empty")
+def _corrupt(path, why:str)->ValueError: return ValueError(f"artifact {path} is truncated or corrupted: {why}")
+
+def _parse_header(data:bytes, path)->tuple: # (compressor, the bytes after the header line)
+    "The compressor of an artifact's bytes; ValueError naming `path` on an empty file or a bad header."
+    if not data: raise _corrupt(path, "the file is empty")
     line, nl, _ = data[:64].partition(b"\n")
     parts = line.split(b" ")
     if not nl or len(parts) != 3 or parts[0] != ARTIFACT_MAGIC:
         raise ValueError(f"artifact {path}: no '{ARTIFACT_MAGIC.decode()} v<version> <compressor>' header line; "
                          "not a smolqat artifact, or a truncated or corrupted one")
     v, comp = parts[1].decode(errors="replace"), parts[2].decode(errors="replace")
-    if v not in [f"v{k}" for k in READ_VERSIONS]:
-        raise ValueError(f"artifact {path}: format {v}, this smolqat reads {', '.join(f'v{k}' for k in READ_VERSIONS)} (a newer smolqat wrote it, or its header is corrupted)")
+    if v != f"v{ARTIFACT_VERSION}":
+        raise ValueError(f"artifact {path}: format {v}, this smolqat reads v{ARTIFACT_VERSION} (another smolqat wrote it, or its header is corrupted)")
     if comp not in COMPRESSOR_PACKAGES: raise ValueError(f"artifact {path}: unknown compressor {comp!r}, expected one of {sorted(COMPRESSOR_PACKAGES)} (its header is corrupted, or a newer smolqat wrote it)")
     if comp not in COMPRESSORS: raise ValueError(f"artifact {path}: compressed with {comp}, whose package {COMPRESSOR_PACKAGES[comp]!r} is not installed here")
-    return int(v[1:]), comp, data[len(line) + 1:]
+    return comp, data[len(line) + 1:]
 
 def artifact_compressor(path)->str:
     "The compressor an artifact's header names (its header checked, nothing else read)."
-    with open(path, "rb") as f: return _parse_header(f.read(64), path)[1]
+    with open(path, "rb") as f: return _parse_header(f.read(64), path)[0]
 
-def _split_checksums(version:int, rest:bytes, path)->tuple: # (crc32 of the body, crc32 of the payload, body); None, None for v1
+def _split_checksums(rest:bytes, path)->tuple: # (crc32 of the body, crc32 of the payload, body)
     "The stored checksums and the compressed body that follows the header line."
-    if version == 1:
-        warnings.warn(f"artifact {path}: format v1 carries no checksums, so damage may go unnoticed; save it again to add them")
-        return None, None, rest
-    if len(rest) < CHECKSUM_BYTES: raise ValueError(f"artifact {path} is truncated or corrupted: {len(rest)} bytes after the header line, expected at least {CHECKSUM_BYTES}")
+    if len(rest) < CHECKSUM_BYTES: raise _corrupt(path, f"{len(rest)} bytes after the header line, expected at least {CHECKSUM_BYTES}")
     return (*struct.unpack(">II", rest[:CHECKSUM_BYTES]), rest[CHECKSUM_BYTES:])
 
 def _check_crc(path, what:str, data:bytes, want:int):
-    "Raise a ValueError naming `path` unless crc32(data) == want (nothing to check when want is None)."
+    "Raise a ValueError naming `path` unless crc32(data) == want."
     got = zlib.crc32(data)
-    if want is not None and got != want:
-        raise ValueError(f"artifact {path} is truncated or corrupted: the crc32 of its {what} is {got:#010x}, its header recorded {want:#010x}")
+    if got != want:
+        raise _corrupt(path, f"the crc32 of its {what} is {got:#010x}, its header recorded {want:#010x}")
 
 def _decompress(comp:str, body:bytes, path)->bytes:
     "The decompressed body; a ValueError naming `path` when the decompressor refuses it."
     try: return COMPRESSORS[comp][1](body)
-    except _DECOMPRESS_ERRORS as e: raise ValueError(f"artifact {path} is truncated or corrupted: its {comp} body does not decompress ({e})") from None
+    except _DECOMPRESS_ERRORS as e: raise _corrupt(path, f"its {comp} body does not decompress ({e})") from None
 
 def _payload_bytes(data:bytes, path)->bytes:
-    "The decompressed payload of an artifact's bytes, both checksums verified (v2; v1 has none and warns)."
-    version, comp, rest = _parse_header(data, path)
-    crc_body, crc_raw, body = _split_checksums(version, rest, path)
+    "The decompressed payload of an artifact's bytes, both checksums verified."
+    comp, rest = _parse_header(data, path)
+    crc_body, crc_raw, body = _split_checksums(rest, path)
     _check_crc(path, f"{comp} body", body, crc_body)
     raw = _decompress(comp, body, path)
     _check_crc(path, "decompressed payload", raw, crc_raw)
@@ -308,9 +301,10 @@ def code_bytes(package:str="smolqat")->int:
     return sum(p.stat().st_size for p in Path(str(resources.files(package))).glob("*.py"))
 
 def _largest(path, k:int=5)->str:
-    "The `k` largest tensors of an artifact by compressed bytes, as text."
-    rows = sorted(tensor_bill(path), key=lambda r: -r["compressed_bytes"]); total = sum(r["compressed_bytes"] for r in rows)
-    return ", ".join(f"{r['name']} ({r['scheme']}, {r['compressed_bytes']:,} B compressed, {r['compressed_bytes'] / total:.0%})" for r in rows[:k])
+    "The `k` largest tensors of an artifact by payload bytes (what each stores before compression), as text."
+    rows = sorted(((_nbytes(e), n, e["scheme"]) for n, e in read_artifact(path)["quant"]["entries"].items()), reverse=True)
+    total = sum(r[0] for r in rows)
+    return ", ".join(f"{n} ({s}, {b:,} B, {b / total:.0%})" for b, n, s in rows[:k])
 
 def artifact_size(path,                     # artifact file
                   budget:int=BUDGET_BYTES,  # total byte budget (code + artifact); None: no check

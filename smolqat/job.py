@@ -17,7 +17,7 @@ import torch.distributed as dist
 from .core import atomic_write_bytes, changed_fields, check_types, rank_world
 from .data import open_data, Tokenizer, build_byte_luts, load_val_tokens, token_bytes, decoded_bytes, TokenLoader
 from .model import GPT, GPTConfig
-from .train import TrainConfig, train, _init_distributed, check_vocab, resolve_device, autocast_dtype, averaged_model, log_line, format_final_lines
+from .train import TrainConfig, train, load_spec, _init_distributed, check_vocab, resolve_device, autocast_dtype, averaged_model, log_line, format_final_lines
 from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig
 from .gptq import named_policy, capture_hessians, loader_calibration, sample_calibration
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS
@@ -157,15 +157,13 @@ def apply_overrides(spec:dict, args:dict)->dict:
         d[path[-1]] = cast(v)
     return spec
 
-def main(argv=None):
-    "Command line: `[torchrun ...] python -m smolqat.job --config SPEC.json [--seed N] [--data-dir D] [--tokenizer T] [--run-dir R] [--code FILE]`."
+def main(argv=None, defaults:dict=None, code:str=None):
+    "Command line: `[torchrun ...] python -m smolqat.job --config SPEC.json [--seed N] [--data-dir D] [--tokenizer T] [--run-dir R] [--code FILE]`; a bundle passes its spec as `defaults` and its own path as `code`."
     ap = argparse.ArgumentParser(description="The smolqat main job: train, export, round trip, score.")
-    ap.add_argument("--config", required=True, help="JSON spec: {model, train, data, export, eval, run_dir, resume}")
+    ap.add_argument("--config", required=defaults is None, help="JSON spec: {model, train, data, export, eval, run_dir, resume}")
     for name in OVERRIDES: ap.add_argument(f"--{name.replace('_', '-')}", default=None)
     a = ap.parse_args(argv).__dict__
-    try: spec = json.loads(Path(a["config"]).read_text())
-    except (OSError, json.JSONDecodeError) as e: raise SystemExit(f"--config {a['config']}: {e}")
-    spec = apply_overrides(spec, a)
+    spec = apply_overrides(load_spec(a["config"], defaults), {"code": code and os.path.abspath(code), **{k: v for k, v in a.items() if v is not None}})
     if "WORLD_SIZE" in os.environ: _init_distributed(spec)   # launched by torchrun (as train.main)
     try: return run_job(spec)
     finally:
@@ -198,7 +196,7 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "packing": ("packed_layout",),
     "distill": ("distill_loss",),
     "averages": ("make_averages", "update_averages", "averaged_model"),
-    "speed": ("decide_speed", "probe_autocast", "find_compiler"),
+    "speed": ("_decide_now", "decide_speed", "probe_autocast", "find_compiler"),
     "resume": ("_resume", "_truncate_log", "_stored_decisions"),
     "checkpoints": ("save_checkpoint",),
     "gptq": ("capture_hessians", "gptq_quantize"),
@@ -234,5 +232,5 @@ def job_bundle(spec:dict,           # the job's spec (run_job's)
     used = needed_features(c)
     left = tuple(f for f in NEEDS if f not in used)
     cut = {n: f for f in left for n in FEATURE_CODE[f]}
-    rep = bundle(["job:main"], out, compact_spec(c), compress=compress, self_arg="--code", cut=cut, constants=dict(BUNDLE_CUT=left), minify=minify)
+    rep = bundle(["job:main"], out, compact_spec(c), compress=compress, self_arg="code", cut=cut, constants=dict(BUNDLE_CUT=left), minify=minify)
     return {**rep, "cut": left}

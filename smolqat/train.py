@@ -10,7 +10,7 @@ __all__ = ['CKPT_MAGIC', 'EXPECTED_COMPILE_S', 'COMPILE_PAYBACK', 'TrainConfig',
            'quant_alpha_at', 'micro_batches', 'load_teacher', 'RunState', 'setup_run', 'forward_backward', 'train_step',
            'evaluate', 'save_run', 'after_step', 'finish_run', 'train', 'make_averages', 'update_averages',
            'averaged_model', 'probe_autocast', 'find_compiler', 'as_configured', 'decide_autocast', 'planned_seconds',
-           'decide_compile', 'decide_speed', 'run_from_config', 'result_path', 'main', 'train_torchrun']
+           'decide_compile', 'decide_speed', 'run_from_config', 'result_path', 'load_spec', 'main', 'train_torchrun']
 
 # %% ../nbs/04_train.ipynb #48f995ed
 import argparse, copy, hashlib, importlib.util, io, json, math, os, re, shutil, sys, time, warnings
@@ -70,7 +70,6 @@ class TrainConfig:
     swa_below: float = 0.2         # SWA collects snapshots only while the LR multiplier is below this
 
     def __post_init__(self):
-        if isinstance(self.compile, bool): self.compile = "on" if self.compile else "off"   # compile was a bool in older configs
         check_types(self)
         for k, ok in _CHOICES.items():
             if getattr(self, k) not in ok: raise ValueError(f"TrainConfig.{k}={getattr(self, k)!r}; expected one of {ok}")
@@ -719,16 +718,19 @@ def _agree(d:dict, world:int)->dict:
     box = [d]; dist.broadcast_object_list(box, src=0)
     return box[0]
 
-def _decisions(run:RunState, cfg:TrainConfig, loader, ck:dict=None)->dict:
-    "Autocast and compile: as stored in the checkpoint when resuming, else decided now (the probe's seconds are training time; logged at step 0)."
-    if ck is not None: return _stored_decisions(cfg, run.dev, ck.get("decisions", {}))
-    if "auto" not in (cfg.autocast, cfg.compile): return as_configured(cfg)
+def _decide_now(run:RunState, cfg:TrainConfig, loader)->dict:
+    "Autocast and compile decided by measuring the run's model on its first batch (the probe's seconds are training time; logged at step 0)."
     batch = loader.batch(run.step)
     measure = lambda dtypes: probe_autocast(run.model, batch, run.dev, lambda m, x, y, ex: _loss(m, run.teacher, x, y, cfg, ex), dtypes)
     d = _agree(decide_speed(cfg, run.dev, measure, batch[0].numel(), find_compiler(run.dev)), run.world)
     run.elapsed += d.get("speed_probe", {}).get("seconds", 0.0)
-    if "auto" in (cfg.autocast, cfg.compile): append_metrics(run.metrics_path, dict(step=0, **d))
+    append_metrics(run.metrics_path, dict(step=0, **d))
     return d
+
+def _decisions(run:RunState, cfg:TrainConfig, loader, ck:dict=None)->dict:
+    "Autocast and compile: as stored in the checkpoint when resuming, as configured when neither is auto, else measured now."
+    if ck is not None: return _stored_decisions(cfg, run.dev, ck.get("decisions", {}))
+    return _decide_now(run, cfg, loader) if "auto" in (cfg.autocast, cfg.compile) else as_configured(cfg)
 
 # %% ../nbs/04_train.ipynb #85caa036
 def run_from_config(spec:dict)->dict:
@@ -755,13 +757,17 @@ def result_path(run_dir, rank:int=0)->Path:
     "Where a torchrun rank leaves train()'s result: train_result.json for rank 0 (what train_torchrun returns), train_result.rank{k}.json for rank k."
     return Path(run_dir) / ("train_result.json" if rank == 0 else f"train_result.rank{rank}.json")
 
-def main(argv=None):
-    "Command line: `[torchrun ...] python -m smolqat.train --config CONFIG.json`."
-    ap = argparse.ArgumentParser(description="Train a smolqat GPT from a JSON config (single process or under torchrun).")
-    ap.add_argument("--config", required=True, help="JSON file: {model: GPTConfig fields, train: TrainConfig fields, data: open_data args, run_dir}")
-    path = Path(ap.parse_args(argv).config)
-    try: spec = json.loads(path.read_text())
+def load_spec(path, defaults:dict=None)->dict:
+    "The JSON spec in `path` (a `--config` flag), or `defaults` (a bundle's baked-in spec) when no path was given; SystemExit naming a bad file."
+    if path is None: return defaults
+    try: return json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as e: raise SystemExit(f"--config {path}: {e}")
+
+def main(argv=None, defaults:dict=None):
+    "Command line: `[torchrun ...] python -m smolqat.train --config CONFIG.json`; a bundle passes its baked-in spec as `defaults` (run without --config)."
+    ap = argparse.ArgumentParser(description="Train a smolqat GPT from a JSON config (single process or under torchrun).")
+    ap.add_argument("--config", required=defaults is None, help="JSON file: {model: GPTConfig fields, train: TrainConfig fields, data: open_data args, run_dir}")
+    spec = load_spec(ap.parse_args(argv).config, defaults)
     if "WORLD_SIZE" in os.environ: _init_distributed(spec)   # launched by torchrun
     try:
         res = run_from_config(spec)
