@@ -171,8 +171,9 @@ def masked_ce(logits:Tensor,   # (B, T, n_chars) fp32
 HINTS = ("off", "untied", "tied")
 
 def ime_model_config(n_inputs:int, n_chars:int, **kw)->GPTConfig:
-    "A GPTConfig for the syllable encoder: bidirectional, an untied head over the characters; `kw` sets the other fields."
-    return GPTConfig(**{**dict(vocab_size=n_inputs, n_out=n_chars, causal=False, tie_embeddings=False, block_size=128), **kw})
+    "A GPTConfig for the syllable encoder: bidirectional, an untied head over the characters, int8 activations when ternary; `kw` sets the other fields."
+    acts = dict(act_bits=8) if kw.get("weight_mode", "fp") != "fp" else {}
+    return GPTConfig(**{**dict(vocab_size=n_inputs, n_out=n_chars, causal=False, tie_embeddings=False, block_size=128), **acts, **kw})
 
 class IMEModel(nn.Module):
     "The syllable encoder with its legal set: masked cross-entropy with targets, legal-masked logits without."
