@@ -162,13 +162,14 @@ def save_artifact(obj:dict,                 # export object from quantize_state_
                   config,                   # model config: a dict of plain values or a dataclass (GPTConfig)
                   compressor:str="auto",    # "auto" (smallest of all) | "lzma" | "zlib" | "zstd" | "brotli"
                   level:int=None,           # level of a named compressor (default: lzma 9, zlib 9, zstd 22, brotli 11)
+                  extra:dict=None,          # more weights-only values (tensors, plain values) stored next to config and quant
                  )->dict:                   # path, compressor, raw_bytes (torch.save), bytes (file), candidates {name: file bytes}
     "Serialize, compress (with every compressor under 'auto', keeping the smallest), checksum and atomically write an artifact."
     if compressor != "auto" and compressor not in COMPRESSORS:
         raise ValueError(f"compressor={compressor!r}; expected 'auto' or one of {sorted(COMPRESSORS)}")
     if compressor == "auto" and level is not None:
         raise ValueError(f"level={level}: a level belongs to one named compressor; compressor='auto' uses each one's default")
-    buf = io.BytesIO(); torch.save(dict(config=_plain_config(config), quant=obj), buf)
+    buf = io.BytesIO(); torch.save(dict(config=_plain_config(config), quant=obj) | ({} if extra is None else dict(extra=extra)), buf)
     raw = buf.getvalue()
     blobs = _compress_all(raw, list(COMPRESSORS) if compressor == "auto" else [compressor], level)
     sizes = {c: len(_header(c)) + CHECKSUM_BYTES + len(b) for c, b in blobs.items()}
@@ -229,7 +230,7 @@ def _load_error(e:Exception)->str:
     return f"refused to unpickle: {m.group(1)}" if m else f"{type(e).__name__}: {e}"
 
 def read_artifact(path)->dict:
-    "The stored payload {config, quant} of an artifact, checksums verified, read with weights_only=True (nothing is unpickled)."
+    "The stored payload {config, quant, and extra when saved with one} of an artifact, checksums verified, read with weights_only=True (nothing is unpickled)."
     path = Path(path)
     if not path.exists(): raise FileNotFoundError(f"artifact {path} does not exist")
     raw = _payload_bytes(path.read_bytes(), path)
