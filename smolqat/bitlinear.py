@@ -206,7 +206,7 @@ def freeze_quantized(model:nn.Module,        # any module; every BitLinear insid
     layers = [m for m in model.modules() if isinstance(m, BitLinear)]
     with torch.no_grad():
         for m in layers:
-            if requantize: m.weight.copy_(m.quantized_weight())
+            if requantize and not m.frozen: m.weight.copy_(m.quantized_weight())   # a frozen layer's weights are quantized already
             m.frozen = True
     return len(layers)
 

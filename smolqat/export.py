@@ -24,7 +24,7 @@ import torch
 import torch.nn as nn
 from .core import atomic_write_bytes
 from .model import GPT, GPTConfig, CONTROL_PATTERNS
-from .bitlinear import BitLinear, quantize_rows, dequantize_rows, ternary_scheme
+from .bitlinear import BitLinear, quantize_rows, dequantize_rows, ternary_scheme, freeze_quantized
 from .gptq import MixedPolicy, named_policy, rtn_quantize, quantize_weight
 
 # %% ../nbs/07_export.ipynb #c3068ffe
@@ -319,8 +319,10 @@ def artifact_size(path,                     # artifact file
 
 # %% ../nbs/07_export.ipynb #dc3ca642
 def build_gpt(config:dict)->nn.Module:
-    "GPT(GPTConfig(**config)); QAT layers come back with weight_mode fp, since their stored weights are already on the grid."
-    return GPT(GPTConfig(**{**config, "weight_mode": "fp"}))
+    "GPT(GPTConfig(**config)) with its QAT layers frozen: their stored weights are already on the grid."
+    model = GPT(GPTConfig(**config))
+    if model.cfg.quantized: freeze_quantized(model, requantize=False)
+    return model
 
 def roundtrip_model(path,             # artifact file
                     build=build_gpt,  # config dict -> nn.Module with the stored parameter names

@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['IME_FORMAT', 'LETTERS', 'INITIALS', 'MEDIALS', 'FIRST_TONE', 'MAX_LETTERS', 'TONE_KEYS', 'NEEDS_TONES',
-           'legal_to_csr', 'legal_from_csr', 'lm_to_tensors', 'lm_from_tensors', 'ime_artifact', 'read_ime_artifact',
-           'roundtrip_ime', 'split_syllables', 'grammar_split', 'parse_bopomofo', 'keys_to_bopomofo',
-           'bopomofo_to_keys', 'bopomofo_text', 'Candidate', 'agreement_links', 'phrases_at', 'Converter',
-           'format_window', 'main', 'window_text', 'ime_widget', 'block_latency']
+           'legal_to_csr', 'legal_from_csr', 'lm_to_tensors', 'lm_from_tensors', 'freeze_stored', 'ime_artifact',
+           'read_ime_artifact', 'roundtrip_ime', 'split_syllables', 'grammar_split', 'parse_bopomofo',
+           'keys_to_bopomofo', 'bopomofo_to_keys', 'bopomofo_text', 'Candidate', 'agreement_links', 'phrases_at',
+           'Converter', 'format_window', 'main', 'window_text', 'ime_widget', 'block_latency']
 
 # %% ../nbs/11a_ime_serve.ipynb #8f4d3e27
 import argparse, html, re, sys, time
@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 from .model import GPTConfig
+from .bitlinear import freeze_quantized
 from .export import quantize_model, save_artifact, read_artifact, dequantize_model_state
 from .ime_data import IMEVocab, UNK, DACHEN, is_syllable, _TONE_MARKS as TONE_MARKS
 from .ime import IMEModel, KneserNey, NOT_LEGAL, legal_csr, fused_decode
@@ -71,8 +72,13 @@ def lm_from_tensors(t:dict)->KneserNey:
 
 # %% ../nbs/11a_ime_serve.ipynb #309d6b79
 def _serve_config(config:dict)->GPTConfig:
-    "The config a stored model is rebuilt with: weight_mode fp (its weights are already quantized), every other field as stored."
-    return GPTConfig(**{**config, "weight_mode": "fp"})
+    "The config a stored model is rebuilt with: the stored one (its QAT layers are then frozen: freeze_stored)."
+    return GPTConfig(**config)
+
+def freeze_stored(model:IMEModel)->IMEModel:
+    "A model rebuilt from an artifact, its BitLinear layers frozen without requantizing: the stored weights are on the grid."
+    freeze_quantized(model, requantize=False)
+    return model
 
 def ime_artifact(model:IMEModel,          # the trained encoder with its legal set (not frozen: quantize_model reads its weights)
                  vocab:IMEVocab,          # its vocabulary
@@ -108,7 +114,7 @@ def read_ime_artifact(path,              # a file written by ime_artifact
     ex = _ime_extra(p, path)
     try:
         vocab = IMEVocab(ex["inputs"], ex["chars"])
-        model = IMEModel(_serve_config(p["config"]), legal_from_csr(ex["legal_ptr"], ex["legal_cols"], len(vocab.chars)), ex["hints"])
+        model = freeze_stored(IMEModel(_serve_config(p["config"]), legal_from_csr(ex["legal_ptr"], ex["legal_cols"], len(vocab.chars)), ex["hints"]))
         model.load_state_dict(dequantize_model_state(p["quant"], p["config"]))
         ngram = lm_from_tensors(ex["lm"]) if lm and ex["lm"] is not None else None
     except (ValueError, TypeError, KeyError, IndexError, RuntimeError) as e:
@@ -116,9 +122,9 @@ def read_ime_artifact(path,              # a file written by ime_artifact
     return dict(model=model.serve(), vocab=vocab, tone_drop=bool(ex["tone_drop"]), lm=ngram)
 
 def roundtrip_ime(model:IMEModel)->IMEModel:
-    "The model an IME artifact of `model` serves, built in memory: quantized, dequantized, weight_mode fp, frozen."
+    "The model an IME artifact of `model` serves, built in memory: quantized, dequantized, rebuilt frozen."
     cfg = asdict(model.cfg)
-    back = IMEModel(_serve_config(cfg), model.legal, model.hints)
+    back = freeze_stored(IMEModel(_serve_config(cfg), model.legal, model.hints))
     back.load_state_dict(dequantize_model_state(quantize_model(model)[0], cfg))
     return back.serve()
 

@@ -190,7 +190,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
 }
 FEATURE_CODE = {  # feature -> the package functions and classes only it reaches (what a bundle without it cuts)
     "corpus": ("prepare_data",),
-    "qat": ("BitLinear", "ternary_scheme", "quant_alpha_at", "set_quant_alpha"),
+    "qat": ("BitLinear", "ternary_scheme", "quant_alpha_at", "set_quant_alpha", "freeze_quantized"),
     "record": ("SmearGate", "BigramHash", "ValueEmbedding", "xsa", "_window_attend", "_check_record"),
     "flash": ("_flash_attend", "_flash_varlen_attend"),
     "packing": ("packed_layout",),
