@@ -348,7 +348,7 @@ def main(argv=None)->int:
     ap.add_argument("--candidates", type=int, default=0, metavar="K", help="also print the candidate window, K characters per syllable")
     ap.add_argument("--no-lm", action="store_true", help="the model alone, without the artifact's character trigram")
     ap.add_argument("--toneless", action="store_true", help="syllables are typed without tones (needs a model trained with tone dropping)")
-    a = ap.parse_args(argv)
+    a = ap.parse_intermixed_args(argv)    # flags before or after TEXT
     try: conv = Converter.from_artifact(a.artifact, lm=not a.no_lm)
     except (ValueError, FileNotFoundError) as e:
         print(f"smolqat-ime: {e}", file=sys.stderr); return 2
