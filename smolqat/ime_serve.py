@@ -19,6 +19,7 @@ from .bitlinear import freeze_quantized
 from .export import quantize_model, save_artifact, read_artifact, dequantize_model_state
 from .ime_data import IMEVocab, UNK, DACHEN, is_syllable, _TONE_MARKS as TONE_MARKS
 from .ime import IMEModel, KneserNey, NOT_LEGAL, legal_csr, fused_decode
+from .ime_lexicon import PhraseTable, lattice_decode, lexicon_phrases, table_to_tensors, table_from_tensors
 
 # %% ../nbs/11a_ime_serve.ipynb #73ab4876
 IME_FORMAT = "smolqat.ime/1"   # the `extra` of an IME artifact: its format name
@@ -87,15 +88,19 @@ def ime_artifact(model:IMEModel,          # the trained encoder with its legal s
                  lm:KneserNey=None,       # a character n-gram over 11_ime's line_tokens (ngram_baseline), to fuse with
                  tone_drop:bool=False,    # the model learned lines typed without tones (IMEOptions.tone_drop_p > 0)
                  level:int=None,          # the compressor's level (None: its default)
+                 lexicon:PhraseTable=None, # a phrase table to decode with (11_ime_lexicon)
                 )->dict:                  # save_artifact's result: path, compressor, raw_bytes, bytes, candidates
-    "Write an IME artifact: the quantized model with its vocabulary, legal set, hints mode, tone_drop and the optional n-gram."
+    "Write an IME artifact: the quantized model with its vocabulary, legal set, hints mode, tone_drop, the optional n-gram and phrase table."
     n_in, n_ch = len(vocab.inputs), len(vocab.chars)
     if tuple(model.legal.shape) != (n_in, n_ch):
         raise ValueError(f"ime_artifact: the model's legal set is {tuple(model.legal.shape)}; the vocabulary has {n_in} inputs and {n_ch} characters")
     if lm is not None and lm.vocab != n_in + n_ch:
         raise ValueError(f"ime_artifact: lm.vocab={lm.vocab}; expected {n_ch} characters + {n_in} inputs = {n_in + n_ch} (11_ime's line_tokens)")
+    if lexicon is not None and lexicon.single.shape != (n_in, n_ch):
+        raise ValueError(f"ime_artifact: the phrase table is for {lexicon.single.shape[0]} inputs and {lexicon.single.shape[1]} characters; the vocabulary has {n_in} and {n_ch}")
     extra = dict(format=IME_FORMAT, inputs=list(vocab.inputs), chars=list(vocab.chars), hints=model.hints, tone_drop=bool(tone_drop),
-                 lm=None if lm is None else lm_to_tensors(lm), **legal_to_csr(model.legal.cpu()))
+                 lm=None if lm is None else lm_to_tensors(lm), lexicon=None if lexicon is None else table_to_tensors(lexicon),
+                 **legal_to_csr(model.legal.cpu()))
     return save_artifact(quantize_model(model)[0], path, model.cfg, compressor, level, extra=extra)
 
 def _ime_extra(payload:dict, path)->dict:
@@ -108,7 +113,8 @@ def _ime_extra(payload:dict, path)->dict:
 
 def read_ime_artifact(path,              # a file written by ime_artifact
                       lm:bool=True,      # also rebuild the stored n-gram (when there is one)
-                     )->dict:            # model (IMEModel, frozen), vocab, tone_drop, lm (KneserNey or None)
+                      lexicon:bool=True, # also rebuild the stored phrase table (when there is one)
+                     )->dict:            # model (IMEModel, frozen), vocab, tone_drop, lm (KneserNey or None), lexicon (PhraseTable or None)
     "What an IME artifact holds, checked: a ValueError naming the file for a damaged file, another model's artifact or data that do not fit."
     p = read_artifact(path)
     ex = _ime_extra(p, path)
@@ -117,9 +123,11 @@ def read_ime_artifact(path,              # a file written by ime_artifact
         model = freeze_stored(IMEModel(_serve_config(p["config"]), legal_from_csr(ex["legal_ptr"], ex["legal_cols"], len(vocab.chars)), ex["hints"]))
         model.load_state_dict(dequantize_model_state(p["quant"], p["config"]))
         ngram = lm_from_tensors(ex["lm"]) if lm and ex["lm"] is not None else None
+        table = table_from_tensors(ex["lexicon"]) if lexicon and ex.get("lexicon") is not None else None
+        if table is not None and table.single.shape != (len(vocab.inputs), len(vocab.chars)): raise ValueError(f"a phrase table of shape {table.single.shape}")
     except (ValueError, TypeError, KeyError, IndexError, RuntimeError) as e:
         raise ValueError(f"artifact {path}: its input-method data do not fit its model: {e}") from None
-    return dict(model=model.serve(), vocab=vocab, tone_drop=bool(ex["tone_drop"]), lm=ngram)
+    return dict(model=model.serve(), vocab=vocab, tone_drop=bool(ex["tone_drop"]), lm=ngram, lexicon=table)
 
 def roundtrip_ime(model:IMEModel)->IMEModel:
     "The model an IME artifact of `model` serves, built in memory: quantized, dequantized, rebuilt frozen."
@@ -241,19 +249,21 @@ class Converter:
                  lm:KneserNey=None,         # a character n-gram to fuse with (11_ime fused_decode); None: the model alone
                  lm_weight:float=0.5,       # weight of the n-gram's log-probability (11_ime's choice)
                  k:int=4,                   # the model's characters per position in the fused search
-                 beam:int=8):               # n-gram contexts kept per position
-        self.model, self.vocab, self.tone_drop, self.lm = model.serve(), vocab, tone_drop, lm
-        self.lm_weight, self.k, self.beam = lm_weight, k, beam
+                 beam:int=8,                # n-gram contexts kept per position
+                 lexicon:PhraseTable=None,  # a phrase table to decode with (11_ime_lexicon's lattice_decode; it takes the n-gram's place)
+                 lex_weight:float=0.6):     # the table's weight w
+        self.model, self.vocab, self.tone_drop, self.lm, self.lexicon = model.serve(), vocab, tone_drop, lm, lexicon
+        self.lm_weight, self.k, self.beam, self.lex_weight = lm_weight, k, beam, lex_weight
         self.known = frozenset(vocab.syllables)
         self.forms = frozenset("".join(c for c in s if c not in TONE_MARKS) for s in self.known)   # the syllables without their tones
         self.unk, self.n_chars, self._legal = vocab.input_id[UNK], len(vocab.chars), self.model.legal.cpu().numpy()
         self.out_chars = ["\ufffd"] + list(vocab.chars[1:])   # the unknown character, never legal for a syllable, as U+FFFD
 
     @classmethod
-    def from_artifact(cls, path, lm:bool=True, compile:bool=False, **kw)->"Converter":
-        "A Converter from an IME artifact alone; lm=False leaves its n-gram out; compile=True compiles the encoder once; kw: lm_weight, k, beam."
-        a = read_ime_artifact(path, lm)
-        conv = cls(a["model"], a["vocab"], a["tone_drop"], a["lm"], **kw)
+    def from_artifact(cls, path, lm:bool=True, compile:bool=False, lexicon:bool=True, **kw)->"Converter":
+        "A Converter from an IME artifact alone; lm=False / lexicon=False leave its n-gram / phrase table out; compile=True compiles the encoder once; kw: lm_weight, k, beam, lex_weight."
+        a = read_ime_artifact(path, lm, lexicon)
+        conv = cls(a["model"], a["vocab"], a["tone_drop"], a["lm"], lexicon=a["lexicon"], **kw)
         if compile: conv.model.serve(compile=True)
         return conv
 
@@ -281,10 +291,16 @@ class Converter:
         tops = [torch.log_softmax(self.model(x, hints=self._hints(x))[0], -1).topk(min(k, self.n_chars), -1) for x in self._blocks(ids)]
         return torch.cat([t.indices for t in tops]).numpy(), torch.cat([t.values for t in tops]).numpy()
 
-    def convert_ids(self, ids:np.ndarray, top:tuple=None)->np.ndarray: # (n,) character ids at the syllables
-        "The best character per position: the model's argmax or, with the n-gram, the fused decode over its k best (`top`, or computed)."
+    @torch.inference_mode()
+    def _logp(self, ids:np.ndarray)->np.ndarray: # (n, n_chars)
+        "Every position's legal-masked log-probabilities (11_ime_lexicon's line_logprobs for one line)."
+        return torch.cat([torch.log_softmax(self.model(x, hints=self._hints(x))[0].float(), -1) for x in self._blocks(ids)]).numpy()
+
+    def convert_ids(self, ids:np.ndarray, top:tuple=None, lp:np.ndarray=None)->np.ndarray: # (n,) character ids at the syllables
+        "The best character per position: with a phrase table the lattice over `lp` (or computed); else the model's argmax or, with the n-gram, the fused decode over its k best (`top`, or computed)."
         ids = np.asarray(ids, np.int64)
         if not len(ids): return ids
+        if self.lexicon is not None: return lattice_decode(ids, self._logp(ids) if lp is None else lp, self.lexicon, self.lex_weight)
         if self.lm is None: return self._argmax(ids)
         ti, tl = top if top is not None else self._top(ids, self.k)
         return fused_decode(ids, (ti[:, :self.k], tl[:, :self.k]), self.lm, self._legal, self.lm_weight, self.beam)
@@ -307,10 +323,14 @@ class Converter:
         items, ids = self.read(text, toneless)
         if not items: return []
         top = self._top(ids, max(k, self.k))
-        best, p1, syl = self.convert_ids(ids, top), np.exp(top[1][:, 0]), np.array([s for _, s, _ in items])
-        link = agreement_links(best, top[0][:, 0], p1, syl, self._seen if self.lm else None, min_p)
+        lp = self._logp(ids) if self.lexicon is not None else None
+        best, p1, syl = self.convert_ids(ids, top, lp), np.exp(top[1][:, 0]), np.array([s for _, s, _ in items])
         out = self._render(best, items)
-        return [Candidate(piece, s, self._chars(top[0][i, :k], top[1][i, :k]) if s else [(piece, 1.0)], phrases_at(i, link, out, p1, max_phrase))
+        if lp is not None: phrases = [[("".join(self.out_chars[c] for c in ch.tolist()), p) for ch, p in lexicon_phrases(self.lexicon, ids, lp, i, self.lex_weight, max_phrase)] if s else [] for i, s in enumerate(syl)]
+        else:
+            link = agreement_links(best, top[0][:, 0], p1, syl, self._seen if self.lm else None, min_p)
+            phrases = [phrases_at(i, link, out, p1, max_phrase) for i in range(len(items))]
+        return [Candidate(piece, s, self._chars(top[0][i, :k], top[1][i, :k]) if s else [(piece, 1.0)], phrases[i])
                 for i, (piece, s, _) in enumerate(items)]
 
     def _chars(self, ids:np.ndarray, lp:np.ndarray)->list:
@@ -346,10 +366,12 @@ def main(argv=None)->int:
     ap.add_argument("text", nargs="?", help="the line to convert (default: each line of stdin)")
     ap.add_argument("--keys", action="store_true", help="the input is Dachen keystrokes (su3cl3), not Bopomofo")
     ap.add_argument("--candidates", type=int, default=0, metavar="K", help="also print the candidate window, K characters per syllable")
-    ap.add_argument("--no-lm", action="store_true", help="the model alone, without the artifact's character trigram")
+    ap.add_argument("--no-lm", action="store_true", help="without the artifact's character trigram")
+    ap.add_argument("--no-lexicon", action="store_true", help="without the artifact's phrase table (with neither: the model alone)")
+    ap.add_argument("--lex-weight", type=float, default=0.6, metavar="W", help="weight of the phrase table's log-frequencies (default 0.6)")
     ap.add_argument("--toneless", action="store_true", help="syllables are typed without tones (needs a model trained with tone dropping)")
     a = ap.parse_intermixed_args(argv)    # flags before or after TEXT
-    try: conv = Converter.from_artifact(a.artifact, lm=not a.no_lm)
+    try: conv = Converter.from_artifact(a.artifact, lm=not a.no_lm, lexicon=not a.no_lexicon, lex_weight=a.lex_weight)
     except (ValueError, FileNotFoundError) as e:
         print(f"smolqat-ime: {e}", file=sys.stderr); return 2
     lines = [a.text] if a.text is not None else (l.rstrip("\n") for l in sys.stdin)
