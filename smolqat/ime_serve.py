@@ -99,7 +99,7 @@ def ime_artifact(model:IMEModel,          # the trained encoder with its legal s
     if lexicon is not None and lexicon.single.shape != (n_in, n_ch):
         raise ValueError(f"ime_artifact: the phrase table is for {lexicon.single.shape[0]} inputs and {lexicon.single.shape[1]} characters; the vocabulary has {n_in} and {n_ch}")
     extra = dict(format=IME_FORMAT, inputs=list(vocab.inputs), chars=list(vocab.chars), hints=model.hints, tone_drop=bool(tone_drop),
-                 lm=None if lm is None else lm_to_tensors(lm), lexicon=None if lexicon is None else table_to_tensors(lexicon),
+                 lm=None if lm is None else lm_to_tensors(lm), lexicon=None if lexicon is None else table_to_tensors(lexicon, model.legal.cpu().numpy()),
                  **legal_to_csr(model.legal.cpu()))
     return save_artifact(quantize_model(model)[0], path, model.cfg, compressor, level, extra=extra)
 
@@ -123,8 +123,7 @@ def read_ime_artifact(path,              # a file written by ime_artifact
         model = freeze_stored(IMEModel(_serve_config(p["config"]), legal_from_csr(ex["legal_ptr"], ex["legal_cols"], len(vocab.chars)), ex["hints"]))
         model.load_state_dict(dequantize_model_state(p["quant"], p["config"]))
         ngram = lm_from_tensors(ex["lm"]) if lm and ex["lm"] is not None else None
-        table = table_from_tensors(ex["lexicon"]) if lexicon and ex.get("lexicon") is not None else None
-        if table is not None and table.single.shape != (len(vocab.inputs), len(vocab.chars)): raise ValueError(f"a phrase table of shape {table.single.shape}")
+        table = table_from_tensors(ex["lexicon"], model.legal.numpy()) if lexicon and ex.get("lexicon") is not None else None
     except (ValueError, TypeError, KeyError, IndexError, RuntimeError) as e:
         raise ValueError(f"artifact {path}: its input-method data do not fit its model: {e}") from None
     return dict(model=model.serve(), vocab=vocab, tone_drop=bool(ex["tone_drop"]), lm=ngram, lexicon=table)
