@@ -35,6 +35,7 @@ class PhraseTable:
 def phrase_table(rows,            # [(phrase, reading, freq)]: a word list with readings ('ㄧ ㄒㄧㄚˋ'), e.g. 10_ime_data's word_rows
                  vocab:IMEVocab,  # the model's vocabulary: rows with an input or a character it lacks are left out
                  legal:np.ndarray=None, # (n_inputs, n_chars) bool: rows with a pair the model may not output are left out too
+                 min_freq:int=0,  # phrases of two or more characters less frequent than this are left out (single characters never)
                 )->PhraseTable:
     "The rows the vocabulary can type, as a PhraseTable: each phrase and reading once with its highest frequency, phrases sorted by characters."
     merged = {}
@@ -49,7 +50,7 @@ def phrase_table(rows,            # [(phrase, reading, freq)]: a word list with 
     single = np.full((len(vocab.inputs), len(vocab.chars)), floor, np.float32)
     for (s, c), f in merged.items():
         if len(s) == 1: single[s[0], c[0]] = np.log((f + 1) / total)
-    multi = sorted((k for k in merged if len(k[0]) > 1), key=lambda k: (k[1], k[0]))
+    multi = sorted((k for k, f in merged.items() if len(k[0]) > 1 and f >= min_freq), key=lambda k: (k[1], k[0]))   # frequencies stay relative to all rows
     ptr = np.concatenate([[0], np.cumsum([len(s) for s, _ in multi], dtype=np.int64)])
     logf = np.log((np.array([merged[k] for k in multi], np.float64) + 1) / total).astype(np.float32)
     ids = lambda j: np.array([x for k in multi for x in k[j]], np.int64)
