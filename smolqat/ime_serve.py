@@ -130,11 +130,11 @@ def read_ime_artifact(path,              # a file written by ime_artifact
         raise ValueError(f"artifact {path}: its input-method data do not fit its model: {e}") from None
     return dict(model=model.serve(), vocab=vocab, tone_drop=bool(ex["tone_drop"]), lm=ngram, lexicon=table)
 
-def roundtrip_ime(model:IMEModel)->IMEModel:
-    "The model an IME artifact of `model` serves, built in memory: quantized, dequantized, rebuilt frozen."
+def roundtrip_ime(model:IMEModel, policy:MixedPolicy=IME_POLICY)->IMEModel:
+    "The model an IME artifact of `model` serves, built in memory: quantized (under `policy`), dequantized, rebuilt frozen."
     cfg = asdict(model.cfg)
     back = freeze_stored(IMEModel(_serve_config(cfg), model.legal, model.hints))
-    back.load_state_dict(dequantize_model_state(quantize_model(model, policy=IME_POLICY)[0], cfg))
+    back.load_state_dict(dequantize_model_state(quantize_model(model, policy=policy)[0], cfg))
     return back.serve()
 
 # %% ../nbs/11a_ime_serve.ipynb #9d2c67ed
