@@ -7,8 +7,8 @@ __all__ = ['BOS', 'NOT_LEGAL', 'HINTS', 'all_pairs', 'spread', 'ime_scores', 'pa
            'KneserNey', 'emission_logp', 'line_candidates', 'lm_beam', 'ngram_decode', 'ngram_baseline', 'ngram_scores',
            'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces', 'pack_greedy',
            'lay_rows', 'typo_legal', 'IMELoader', 'per_line', 'predict', 'typo_pairs', 'toneless', 'toneless_legal',
-           'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model', 'train_ime', 'predict_topk',
-           'fused_decode', 'fused_scores', 'median_ms']
+           'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model', 'check_resumable',
+           'train_ime', 'predict_topk', 'fused_decode', 'fused_scores', 'median_ms']
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
 import copy, io, math, time
@@ -22,7 +22,7 @@ from torch import Tensor
 from .core import atomic_write_bytes, check_types
 from .model import GPT, GPTConfig
 from .bitlinear import freeze_quantized
-from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint
+from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint, load_latest_checkpoint
 from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo, _TONE_MARKS as TONE_MARKS
 
 # %% ../nbs/11_ime.ipynb #c0278e33
@@ -470,6 +470,15 @@ def _epoch_hook(opts:IMEOptions, spe:int, steps:int, val:list, val_typo:list, ru
         if then: then(step, m, rec)
     return hook
 
+def check_resumable(ckpt, model:nn.Module)->None:
+    "A ValueError naming the checkpoint when it holds another model's weights (another vocabulary or size): train() would resume from it."
+    ck, src = load_latest_checkpoint(ckpt)
+    if ck is None: return
+    want, got = {k: tuple(v.shape) for k, v in model.state_dict().items()}, {k: tuple(v.shape) for k, v in ck["model"].items()}
+    bad = next((k for k in sorted(want.keys() | got.keys()) if want.get(k) != got.get(k)), None)
+    if bad: raise ValueError(f"{src}: a checkpoint of another model ({bad}: {got.get(bad)} stored, {want.get(bad)} now); "
+                             "resume into a new run folder, or start over (train_ime -p resume False)")
+
 def train_ime(data:IMEData, model_cfg:GPTConfig, train_cfg:TrainConfig, opts:IMEOptions,
               run_dir=None,        # metrics.jsonl, ckpt.pt and epochs/ go here (None: nothing written)
               teacher=None,        # a frozen IMEModel to distill (load_ime_model)
@@ -488,6 +497,7 @@ def train_ime(data:IMEData, model_cfg:GPTConfig, train_cfg:TrainConfig, opts:IME
                   checkpoint_every=max(1, spe // opts.checkpoints_per_epoch))
     val = spread(all_pairs(data.split("val")), opts.val_lines)
     hook = _epoch_hook(opts, spe, steps, val, typo_pairs(val, nbrs), run_dir, on_step)
+    if run_dir: check_resumable(Path(run_dir) / "ckpt.pt", model)
     res = train(cfg, model, loader, run_dir=run_dir, on_step=hook, teacher=teacher, progress=progress)
     res["steps_per_epoch"] = spe
     res["curve"] = [r for r in read_metrics(Path(run_dir) / "metrics.jsonl") if "epoch" in r] if run_dir else []

@@ -300,10 +300,7 @@ def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple: # (checkpoi
     if ck is None:  # a fresh start: records of an earlier attempt that never checkpointed (its step-0 one too) would be redone
         if metrics_path is not None and metrics_path.exists(): _truncate_metrics(metrics_path, -1)
         return None, True
-    try: model.load_state_dict(ck["model"])
-    except RuntimeError as e:
-        raise ValueError(f"{src}: a checkpoint of another model ({str(e).splitlines()[1].strip() if len(str(e).splitlines()) > 1 else e}); "
-                         "resume into a new run folder, or start over (resume=False)") from None
+    model.load_state_dict(ck["model"])
     for o, s in zip(optimizers, ck["optimizers"]): o.load_state_dict(s)
     if metrics_path is not None: _truncate_metrics(metrics_path, ck["step"])
     return ck, src == ckpt_path
