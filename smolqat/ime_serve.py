@@ -289,8 +289,12 @@ class Converter:
     @torch.inference_mode()
     def _top(self, ids:np.ndarray, k:int)->tuple: # (ids (n, k), log-probs (n, k))
         "Each position's k most likely characters and their log-probabilities under the legal-masked softmax (as 11_ime's predict_topk)."
-        tops = [torch.log_softmax(self.model(x, hints=self._hints(x))[0], -1).topk(min(k, self.n_chars), -1) for x in self._blocks(ids)]
-        return torch.cat([t.indices for t in tops]).numpy(), torch.cat([t.values for t in tops]).numpy()
+        return self._top_of(self._logp(ids), k)
+
+    def _top_of(self, lp:np.ndarray, k:int)->tuple: # (ids (n, k), log-probs (n, k))
+        "The k largest log-probabilities of each row of `lp` (from _logp) and their character ids, best first."
+        t = torch.from_numpy(lp).topk(min(k, self.n_chars), -1)
+        return t.indices.numpy(), t.values.numpy()
 
     @torch.inference_mode()
     def _logp(self, ids:np.ndarray)->np.ndarray: # (n, n_chars)
@@ -323,8 +327,8 @@ class Converter:
         "The candidate window: per position the k most likely characters, and the conversion's phrases that start there (see the text)."
         items, ids = self.read(text, toneless)
         if not items: return []
-        top = self._top(ids, max(k, self.k))
-        lp = self._logp(ids) if self.lexicon is not None else None
+        full = self._logp(ids)                                          # one encoder pass for the characters and the phrases
+        top, lp = self._top_of(full, max(k, self.k)), full if self.lexicon is not None else None
         best, p1, syl = self.convert_ids(ids, top, lp), np.exp(top[1][:, 0]), np.array([s for _, s, _ in items])
         out = self._render(best, items)
         if lp is not None: phrases = [[("".join(self.out_chars[c] for c in ch.tolist()), p) for ch, p in lexicon_phrases(self.lexicon, ids, lp, i, self.lex_weight, max_phrase)] if s else [] for i, s in enumerate(syl)]
