@@ -179,7 +179,7 @@ class BitLinear(nn.Linear):
 
     def forward(self, x:Tensor)->Tensor:
         if self.quant_pre_norm: x = F.rms_norm(x, (x.size(-1),))
-        if self.act_bits: x = ste(x, _act_deq(x, self.act_bits), self.quant_alpha)
+        if self.act_bits: x = _act_deq(x, self.act_bits) if self.frozen and not x.requires_grad else ste(x, _act_deq(x, self.act_bits), self.quant_alpha)
         bias = None if self.bias is None else self.bias.to(x.dtype)
         return F.linear(x, self.effective_weight().to(x.dtype), bias)
 

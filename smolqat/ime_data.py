@@ -10,7 +10,7 @@ __all__ = ['TRAIN_ONLY', 'WORD_LIST', 'CHEWING_FILES', 'PAD', 'UNK', 'NOT_SCORED
            'write_aligned', 'AlignedBin', 'char_readings', 'legal_mask', 'key_neighbors', 'typo_variants',
            'typo_neighbors', 'add_typo', 'moe_file', 'moe_examples', 'moe_sentences', 'moe_lines', 'lexicon_lines',
            'sample_phrase_lines', 'window_hashes', 'leak_counts', 'leak_table', 'training_sources', 'IMEData',
-           'IMEExtras', 'word_rows', 'phrase_freqs', 'ime_train_lines', 'prepare_ime']
+           'IMEExtras', 'word_rows', 'phrase_freqs', 'ime_train_lines', 'extra_works', 'corpus_works', 'prepare_ime']
 
 # %% ../nbs/10_ime_data.ipynb #0661d5b3
 import functools, hashlib, importlib.util, json, re, tarfile, unicodedata
@@ -23,7 +23,7 @@ from .core import atomic_write_bytes, build_once
 from .data import load_works, default_cache_dir, corpus_file
 
 # %% ../nbs/10_ime_data.ipynb #40602f6d
-TRAIN_ONLY = ("man_", "ui_")   # name prefixes of running-text documents that always go to TRAIN
+TRAIN_ONLY = ("man_", "ui_", "poetry_") # name prefixes of running-text documents that always go to TRAIN
 WORD_LIST = "words_"           # name prefix of the word lists, words_<source>.tsv: never split into TRAIN/VAL
 
 def split_documents(names:list,     # document names
@@ -533,16 +533,21 @@ class IMEExtras:
     phrase_lines: int = 0              # lines drawn by frequency from each word list of phrase_lists (sample_phrase_lines)
     phrase_lists: tuple = ("chewing",) # word lists: the corpus's words_<name>.tsv ("chewing": else the installed table)
     seed: int = 0                      # seed of the draws
+    extra: str = ""                    # an archive of TRAIN_ONLY documents added to TRAIN (extra_works), e.g. the poetry archive
+    extra_lines: int = 0               # of its lines, this many spread evenly (0: all)
     def __post_init__(self):
         lists = self.phrase_lists.split(",") if isinstance(self.phrase_lists, str) else self.phrase_lists
         self.phrase_lists = tuple(s.strip() for s in lists if s.strip())
         if self.readings not in ("pypinyin", "chewing"): raise ValueError(f"readings={self.readings!r}; expected 'pypinyin' or 'chewing'")
         if not (isinstance(self.phrase_lines, int) and self.phrase_lines >= 0): raise ValueError(f"phrase_lines={self.phrase_lines!r}; expected an int >= 0")
         if self.phrase_lines and not self.phrase_lists: raise ValueError("phrase_lines > 0 needs at least one word list in phrase_lists")
+        if not (isinstance(self.extra_lines, int) and self.extra_lines >= 0): raise ValueError(f"extra_lines={self.extra_lines!r}; expected an int >= 0")
+        if self.extra and not Path(self.extra).is_file(): raise FileNotFoundError(f"extra={str(self.extra)!r}: no such archive")
     def tag(self)->str:
         "The cache folder's suffix for the options that are on ('' for the defaults)."
         ph = f"_ph{self.phrase_lines}-{'-'.join(self.phrase_lists)}-s{self.seed}" if self.phrase_lines else ""
-        return ("_lex" if self.lexicon else "") + ("_tw" if self.readings == "chewing" else "") + ph
+        xt = f"_add{hashlib.sha256(Path(self.extra).read_bytes()).hexdigest()[:8]}-{self.extra_lines}" if self.extra else ""
+        return ("_lex" if self.lexicon else "") + ("_tw" if self.readings == "chewing" else "") + ph + xt
 
 # %% ../nbs/10_ime_data.ipynb #e1198cd2
 def word_rows(name:str, lists:dict)->list: # [(phrase, reading or None, freq)]
@@ -572,6 +577,34 @@ def ime_train_lines(c:dict,       # ime_corpus(...)
     counts = dict(moe_removed=len(c["train"]) - len(lines), lexicon_words=len(words), phrase_lines={k: len(v) for k, v in phrases.items()})
     return lines + words + [l for v in phrases.values() for l in v], counts
 
+# %% ../nbs/10_ime_data.ipynb #9ce533db
+def _evenly(n_total:int, n:int)->np.ndarray: # sorted unique indices
+    "n indices spread evenly over range(n_total) (all of them when n is 0 or at least n_total)."
+    return np.arange(n_total) if not n or n >= n_total else np.unique(np.linspace(0, n_total - 1, n).round().astype(int))
+
+def extra_works(path,          # a .tar.xz (or any tar) of TRAIN_ONLY documents
+                n_lines:int=0, # keep this many of their lines, spread evenly (0: all)
+               )->dict:        # document name -> text
+    "The documents of an archive added to TRAIN; a document without a TRAIN_ONLY prefix is an error naming the archive."
+    p = Path(path)
+    if not p.is_file(): raise FileNotFoundError(f"extra={str(p)!r}: no such archive")
+    with tarfile.open(p) as tf:
+        docs = {m.name.removesuffix(".txt"): tf.extractfile(m).read().decode("utf-8") for m in sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)}
+    bad = [d for d in docs if not d.startswith(TRAIN_ONLY)]
+    if bad or not docs: raise ValueError(f"{p}: {len(bad)} of {len(docs)} documents ({bad[:3]}) lack a TRAIN_ONLY prefix {TRAIN_ONLY}; an extra archive only adds TRAIN documents")
+    lines = [(d, l) for d in docs for l in doc_lines(docs[d])]
+    kept = {}
+    for i in _evenly(len(lines), n_lines): kept.setdefault(lines[i][0], []).append(lines[i][1])
+    return {d: "\n".join(ls) for d, ls in kept.items()}
+
+def corpus_works(corpus:str, ex:IMEExtras)->dict: # document name -> text
+    "The embedded corpus's documents, plus those of `ex.extra` (a name both hold is an error)."
+    works = load_works(corpus)
+    if not ex.extra: return works
+    more = extra_works(ex.extra, ex.extra_lines)
+    if clash := sorted(set(works) & set(more)): raise ValueError(f"{ex.extra}: documents {clash[:3]} are also in the corpus {corpus!r}")
+    return works | more
+
 # %% ../nbs/10_ime_data.ipynb #60956ad1
 def _chewing_table(lists:dict)->dict:
     "chewing_dict of libchewing's table: the corpus's words_chewing.tsv, else the installed files."
@@ -587,7 +620,7 @@ def _corpus_tag(corpus:str)->str:
 
 def _write_ime(dst:Path, corpus:str, every:int, moe:bool, ex:IMEExtras, cache_dir=None)->dict:
     "Label, encode and write every split of `corpus` (TRAIN with the extras) into `dst`; return the metadata."
-    t2s, c = t2s_converter(), ime_corpus(corpus, every)
+    t2s, c = t2s_converter(), ime_corpus(corpus, every, works=corpus_works(corpus, ex))
     sents = moe_lines(cache_dir) if moe else None
     lines, counts = ime_train_lines(c, sents, ex)
     table = _chewing_table(c["words"]) if ex.readings == "chewing" else None
@@ -602,7 +635,8 @@ def _write_ime(dst:Path, corpus:str, every:int, moe:bool, ex:IMEExtras, cache_di
     np.save(dst / "legal.npy", legal_mask(vocab, tr, t2s, table))
     meta = dict(corpus=corpus, every=every, lines={k: len(v) for k, v in splits.items()}, val_dropped=c["val_dropped"],
                 lexicon_words=counts["lexicon_words"], format=1, readings=ex.readings, phrase_lines=counts["phrase_lines"],
-                moe_removed=counts["moe_removed"], train_only_dropped=c["train_only_dropped"])
+                moe_removed=counts["moe_removed"], train_only_dropped=c["train_only_dropped"],
+                **(dict(extra=Path(ex.extra).name, extra_lines=ex.extra_lines) if ex.extra else {}))
     atomic_write_bytes(dst / "meta.json", json.dumps(meta, indent=1, ensure_ascii=False).encode())
     return meta
 
@@ -614,10 +648,12 @@ def prepare_ime(corpus:str="zh_tw",      # embedded corpus name
                 phrase_lines:int=0,      # lines drawn by frequency from each word list of phrase_lists
                 phrase_lists=("chewing",), # word lists (names of words_<name>.tsv; a tuple or "a,b")
                 seed:int=0,              # seed of the phrase draws
+                extra:str="",            # an archive of TRAIN_ONLY documents added to TRAIN (extra_works)
+                extra_lines:int=0,       # of its lines, this many spread evenly (0: all)
                 cache_dir=None,          # default ~/.cache/smolqat
                )->IMEData:
     "The IME data of `corpus`, built once into a cache folder and reused."
-    ex = IMEExtras(lexicon, readings, phrase_lines, phrase_lists, seed)
+    ex = IMEExtras(lexicon, readings, phrase_lines, phrase_lists, seed, str(extra or ""), extra_lines)
     tag = ("moe" if moe and moe_file() else "nomoe") + ex.tag() + _corpus_tag(corpus)
     root = build_once(Path(cache_dir or default_cache_dir()) / f"{corpus}_ime_e{every}_{tag}", lambda d: _write_ime(d, corpus, every, moe, ex, cache_dir))
     v = json.loads((root / "vocab.json").read_text())
