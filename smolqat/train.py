@@ -7,13 +7,15 @@ __all__ = ['CKPT_MAGIC', 'EXPECTED_COMPILE_S', 'COMPILE_PAYBACK', 'TrainConfig',
            'CorruptCheckpoint', 'load_checkpoint', 'previous_checkpoint', 'save_checkpoint', 'load_latest_checkpoint',
            'append_metrics', 'read_metrics', 'log_line', 'header_lines', 'train_line', 'val_line', 'stop_line',
            'memory_line', 'format_final_lines', 'resolve_device', 'check_vocab', 'check_inputs', 'autocast_dtype',
-           'quant_alpha_at', 'micro_batches', 'load_teacher', 'RunState', 'setup_run', 'forward_backward', 'train_step',
-           'evaluate', 'save_run', 'after_step', 'finish_run', 'train', 'make_averages', 'update_averages',
-           'averaged_model', 'probe_autocast', 'find_compiler', 'as_configured', 'decide_autocast', 'planned_seconds',
-           'decide_compile', 'decide_speed', 'run_from_config', 'result_path', 'load_spec', 'main', 'train_torchrun']
+           'quant_alpha_at', 'micro_batches', 'load_teacher', 'RunState', 'setup_run', 'grad_norm', 'forward_backward',
+           'train_step', 'evaluate', 'save_run', 'after_step', 'finish_run', 'train', 'make_averages',
+           'update_averages', 'averaged_model', 'probe_autocast', 'find_compiler', 'as_configured', 'decide_autocast',
+           'planned_seconds', 'decide_compile', 'decide_speed', 'run_from_config', 'result_path', 'load_spec', 'main',
+           'train_torchrun']
 
 # %% ../nbs/04_train.ipynb #48f995ed
 import argparse, copy, hashlib, importlib.util, io, json, math, os, re, shutil, sys, time, warnings
+from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
@@ -401,6 +403,7 @@ class RunState:
     averages: dict = field(default_factory=dict)   # AveragedModel of `model` per enabled average: "ema", "swa"
     decisions: dict = field(default_factory=lambda: dict(autocast="fp32", compile="off"))  # autocast and compile as decided (decide_speed)
     qat: bool = False                # the model holds BitLinear layers: each step sets their quant_alpha
+    skipped: dict = field(default_factory=dict)  # steps skipped by what was not finite ("train loss", "gradient norm"), the resumed part's too
 
 def _optimizer_args(cfg:TrainConfig)->dict:
     "build_optimizers' arguments from a TrainConfig."
@@ -423,6 +426,11 @@ def _open_log(run:RunState, cfg:TrainConfig, ck:dict=None):
     else: _truncate_log(run.log_path, ck["step"])
     if ck is not None: log_line(run.log_path, f"resumed_from_step:{ck['step']}")
 
+def _skipped_so_far(metrics_path)->dict:
+    "Steps skipped before a resume, by what was not finite, from metrics.jsonl (which the resume cut back to its step)."
+    recs = read_metrics(metrics_path) if metrics_path is not None and metrics_path.exists() else []
+    return dict(Counter("train loss" if r["skipped"] is True else r["skipped"] for r in recs if r.get("skipped")))
+
 def setup_run(cfg:TrainConfig, model, loader, val_tokens=None, luts:ByteLUTs=None, run_dir=None, resume:bool=True, teacher=None, checkpoints:bool=True)->RunState:
     "Everything before the first step: device and seed, input checks, optimizers, resume, averages, autocast/compile decisions, DDP/compile wrapping, train.log."
     dev = resolve_device(cfg.device); model.to(dev); torch.manual_seed(cfg.seed)
@@ -436,17 +444,23 @@ def setup_run(cfg:TrainConfig, model, loader, val_tokens=None, luts:ByteLUTs=Non
     run = RunState(model, model, optimizers, dev, rank, world, teacher, val_tokens, luts, ckpt, mpath, lpath,
                    (ck or {}).get("step", 0), (ck or {}).get("elapsed", 0.0), newest_ok=newest_ok, averages=make_averages(model, cfg, ck) if cfg.averaging else {},
                    qat=any(isinstance(m, BitLinear) for m in model.modules()))
+    run.skipped = _skipped_so_far(mpath) if ck else {}
     run.decisions = _decisions(run, cfg, loader, ck)
     run.fwd = _wrap(model, run.decisions["compile"] == "on", dev, world)
     _open_log(run, cfg, ck); _fence(world, dev)     # no rank starts its clock while rank 0 still writes
     return run
 
 # %% ../nbs/04_train.ipynb #c48a5405
-def _finite(rec:dict, cfg:TrainConfig)->bool:
-    "The non-finite policy: True for a finite loss; else raise naming the step, or mark the record skipped."
-    if math.isfinite(rec["train_loss"]): return True
-    if cfg.nonfinite == "raise": raise FloatingPointError(f"non-finite train loss {rec['train_loss']} at step {rec['step']}")
-    rec["skipped"] = True
+def grad_norm(model:nn.Module)->torch.Tensor: # 0-dim; inf or nan when a gradient is not finite
+    "The global L2 norm of the model's gradients (what clipping scales by)."
+    return torch.nn.utils.get_total_norm([p.grad for p in model.parameters() if p.grad is not None])
+
+def _finite(rec:dict, cfg:TrainConfig, norm:float)->bool:
+    "The non-finite policy: True when the loss and the gradient norm are finite; else raise naming the step, or mark the record skipped with what was not finite."
+    bad = next(((what, v) for what, v in (("train loss", rec["train_loss"]), ("gradient norm", norm)) if not math.isfinite(v)), None)
+    if bad is None: return True
+    if cfg.nonfinite == "raise": raise FloatingPointError(f"non-finite {bad[0]} {bad[1]} at step {rec['step']}")
+    rec["skipped"] = bad[0]
     return False
 
 def forward_backward(run:RunState, batch, cfg:TrainConfig)->torch.Tensor: # this rank's mean loss over the micro-batches, detached
@@ -460,9 +474,9 @@ def forward_backward(run:RunState, batch, cfg:TrainConfig)->torch.Tensor: # this
         losses.append(loss.detach())
     return torch.stack(losses).mean()
 
-def _optimizer_step(run:RunState, cfg:TrainConfig):
-    "Clip the global grad norm (when set), step every optimizer."
-    if cfg.grad_clip > 0: torch.nn.utils.clip_grad_norm_(run.model.parameters(), cfg.grad_clip)
+def _optimizer_step(run:RunState, cfg:TrainConfig, norm:torch.Tensor):
+    "Clip the gradients to grad_clip by their global norm `norm` (when set), step every optimizer."
+    if cfg.grad_clip > 0: torch.nn.utils.clip_grads_with_norm_(run.model.parameters(), cfg.grad_clip, norm)
     for o in run.optimizers: o.step()
 
 def _set_qat(run:RunState, cfg:TrainConfig)->dict:
@@ -476,10 +490,12 @@ def train_step(run:RunState, batch, cfg:TrainConfig)->dict: # the step's record:
     lr = _set_schedules(cfg, run.optimizers, run.step, run.elapsed)
     qat = _set_qat(run, cfg)
     loss = forward_backward(run, batch, cfg)
+    norm = grad_norm(run.model)          # after DDP's sync: the same on every rank, so all skip together
     rec = dict(step=run.step + 1, train_loss=_global_mean(loss, run.world), lr_mult=round(lr, 6), **qat)
-    if _finite(rec, cfg):
-        _optimizer_step(run, cfg)
+    if _finite(rec, cfg, float(norm)):
+        _optimizer_step(run, cfg, norm)
         if run.averages: update_averages(run, cfg, rec["step"], lr)
+    else: run.skipped[rec["skipped"]] = run.skipped.get(rec["skipped"], 0) + 1
     for o in run.optimizers: o.zero_grad(set_to_none=True)
     return rec
 
@@ -548,7 +564,7 @@ def _log_end(run:RunState, cfg:TrainConfig):
 def finish_run(run:RunState, cfg:TrainConfig)->dict:
     "The last checkpoint, the full val evals and the closing lines of train.log; the run's result (JSON-serializable)."
     save_run(run, cfg)
-    out = dict(steps=run.step, train_seconds=run.elapsed, losses=run.losses,
+    out = dict(steps=run.step, train_seconds=run.elapsed, losses=run.losses, skipped_steps=dict(run.skipped),
                tokens_per_s=run.step * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions)   # the whole run's, also when resumed
     if run.averages: out["averaged"] = {k: int(a.n_averaged) for k, a in run.averages.items()}
     if run.val_tokens is not None: out.update(_final_evals(run, cfg))
