@@ -5,9 +5,10 @@
 # %% auto #0
 __all__ = ['TASKS', 'DEFAULT_TASK_WEIGHTS', 'apply_pt', 'apply_nat_to_packed', 'apply_fim_to_packed', 'apply_blind_to_packed',
            'apply_rev_to_packed', 'TaskConfig', 'task_batch', 'available_tasks', 'PackedLoader', 'triangle_n',
-           'triangle_sample_n', 'factorize_near_cube']
+           'triangle_sample_n', 'TriangleRows', 'DocMasked', 'factorize_near_cube']
 
 # %% ../nbs/08a_objectives.ipynb #e6c390d5
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 import numpy as np
@@ -198,6 +199,40 @@ def triangle_sample_n(max_n:int, # M >= 1
     if not isinstance(max_n, (int, np.integer)) or max_n < 1: raise ValueError(f"max_n={max_n!r}: expected an int >= 1")
     n = triangle_n(_rng(rng).integers(0, max_n * (max_n + 1) // 2, size=size), max_n)
     return int(n) if size is None else n
+
+# %% ../nbs/08a_objectives.ipynb #b33eb10e
+class TriangleRows:
+    "Per step N ~ Triangle{1..max_n} (seeded by (seed, step)): batch_size // N rows of N * seq_len tokens, the same tokens every step."
+    def __init__(self, make,               # make(row_len, rows) -> a loader with .batch(step), e.g. a TokenLoader over shared shards
+                 seq_len:int, batch_size:int, # rows at N = 1: the budget per step is batch_size * seq_len tokens
+                 max_n:int,                # M: the longest rows hold M * seq_len tokens
+                 seed:int=0, world_size:int=1):
+        if not isinstance(max_n, (int, np.integer)) or max_n < 1: raise ValueError(f"rows_max_n={max_n!r}: expected an int >= 1")
+        bad = [n for n in range(1, max_n + 1) if batch_size % (n * world_size)]
+        if bad: raise ValueError(f"batch_size={batch_size}: rows_max_n={max_n} needs a batch_size divisible by N * world_size for every N <= {max_n} "
+                                 f"(not for N = {bad}); e.g. {math.lcm(*range(1, max_n + 1)) * world_size}")
+        self.seq_len, self.batch_size, self.max_n, self.seed, self.world_size = seq_len, batch_size, max_n, seed, world_size
+        self.loaders = {n: make(n * seq_len, batch_size // n) for n in range(1, max_n + 1)}
+        if hasattr(self.loaders[1], "data"): self.data = self.loaders[1].data   # train()'s token-id check reads the shards
+
+    def n_at(self, step:int)->int:
+        "The N of `step`."
+        return triangle_sample_n(self.max_n, np.random.default_rng([self.seed, step, 3]))
+
+    def batch(self, step:int)->tuple:
+        "This rank's batch of `step` from the loader of its N."
+        return self.loaders[self.n_at(step)].batch(step)
+
+class DocMasked:
+    "A loader whose batches also carry reset_mask = (x == bos_id): the model's attention (and SmearGate, BigramHash, positions) restart at every BOS."
+    def __init__(self, loader, bos_id:int):
+        self.loader, self.bos_id = loader, bos_id
+        for k in ("data", "world_size", "seq_len", "batch_size"):
+            if hasattr(loader, k): setattr(self, k, getattr(loader, k))
+
+    def batch(self, step:int)->tuple:
+        x, y, *rest = self.loader.batch(step)
+        return x, y, {**(rest[0] if rest else {}), "reset_mask": x == self.bos_id}
 
 # %% ../nbs/08a_objectives.ipynb #149d135e
 def _near_cube_key(t:tuple)->tuple: return (Fraction(t[2], t[0]), t[2])
