@@ -4,14 +4,15 @@
 
 # %% auto #0
 __all__ = ['VAL_WORKS', 'NL', 'BOS_ID', 'CHALLENGE_SPM', 'SHARD_MAGIC', 'SHARD_VERSION', 'HEADER_INTS', 'TRAIN_PATTERN',
-           'VAL_PATTERN', 'corpus_file', 'load_works', 'load_corpus', 'to_sp_text', 'from_sp_text', 'Tokenizer',
+           'VAL_PATTERN', 'DOCS', 'corpus_file', 'load_works', 'load_corpus', 'to_sp_text', 'from_sp_text', 'Tokenizer',
            'train_tokenizer', 'tokenizer_training_docs', 'train_challenge_tokenizer', 'ByteLUTs', 'byte_rule',
            'build_byte_luts', 'token_bytes', 'decoded_bytes', 'write_shard', 'read_shard', 'doc_tokens',
            'write_doc_shards', 'export_docs', 'find_shards', 'check_shards', 'TokenLoader', 'DataPaths',
-           'default_cache_dir', 'prepare_data', 'load_val_tokens', 'check_tokenizer', 'open_data', 'xz_conditional_bpb']
+           'default_cache_dir', 'corpus_documents', 'prepare_data', 'load_val_tokens', 'check_tokenizer', 'open_data',
+           'xz_conditional_bpb']
 
 # %% ../nbs/00a_data.ipynb #aea686a1
-import itertools, json, lzma, math, os, shutil, tarfile, tempfile
+import itertools, json, lzma, math, os, re, shutil, tarfile, tempfile
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -348,16 +349,30 @@ def default_cache_dir()->Path: return Path.home() / ".cache" / "smolqat"
 
 def _encode_stream(tok:Tokenizer, text:str)->np.ndarray: return np.concatenate([[BOS_ID], tok.encode(text)]).astype(np.int64)
 
-def _write_prepared(dst:Path, corpus:str, vocab_size:int, shard_tokens:int)->dict:
-    "Train the tokenizer and write the shards of `corpus` into `dst`; return the metadata."
-    train, val = load_corpus(corpus, "train"), load_corpus(corpus, "val")
-    tok = train_tokenizer(train, vocab_size, dst / "tokenizer.model")
-    tr, va = _encode_stream(tok, train), _encode_stream(tok, val)
+DOCS = ("stream", "works", "scenes")
+_SCENE = re.compile(r"^(?=(?:ACT|SCENE|Scene)\b)", re.M)   # a line that starts an act or a scene
+
+def corpus_documents(corpus:str, split:str, docs:str="stream")->list: # [text]
+    "A split as documents: 'stream' the whole split as one (works joined by a blank line), 'works' one per work, 'scenes' each work cut before its act and scene headers."
+    if docs not in DOCS: raise ValueError(f"docs={docs!r}; expected one of {DOCS}")
+    if docs == "stream": return [load_corpus(corpus, split)]
+    if corpus.endswith(".txt"): raise ValueError(f"docs={docs!r} for text file {corpus}: a plain file is one document (docs='stream')")
+    works = [t for w, t in load_works(corpus).items() if (w in VAL_WORKS.get(corpus, tuple(load_works(corpus))[-4:])) == (split == "val")]
+    return works if docs == "works" else [d for t in works for d in _SCENE.split(t) if d.strip()]
+
+def _encode_docs(tok:Tokenizer, texts:list)->np.ndarray: return np.concatenate([_encode_stream(tok, t) for t in texts])
+
+def _write_prepared(dst:Path, corpus:str, vocab_size:int, shard_tokens:int, docs:str="stream")->dict:
+    "Train the tokenizer (on the train split as one text, whatever `docs`) and write the shards of `corpus` into `dst`, a BOS before each document; return the metadata."
+    train_docs, val_docs = corpus_documents(corpus, "train", docs), corpus_documents(corpus, "val", docs)
+    tok = train_tokenizer(load_corpus(corpus, "train"), vocab_size, dst / "tokenizer.model")
+    tr, va = _encode_docs(tok, train_docs), _encode_docs(tok, val_docs)
+    train, val = "".join(train_docs), "".join(val_docs)
     n_tr = max(1, math.ceil(len(tr) / shard_tokens))
     for i in range(n_tr): write_shard(dst / f"train_{i:03d}.bin", tr[i * shard_tokens:(i + 1) * shard_tokens])
     write_shard(dst / "val_000.bin", va)
     meta = dict(corpus=corpus, vocab_size=vocab_size, train_tokens=len(tr), val_tokens=len(va),
-                train_bytes=len(train.encode()), val_bytes=len(val.encode()), format=1)
+                train_bytes=len(train.encode()), val_bytes=len(val.encode()), format=1, **({} if docs == "stream" else dict(docs=docs, val_docs=len(val_docs))))
     (dst / "meta.json").write_text(json.dumps(meta, indent=1))
     return meta
 
@@ -365,10 +380,12 @@ def prepare_data(corpus:str="shakespeare", # embedded corpus name
                  vocab_size:int=1024,       # tokenizer size
                  cache_dir=None,            # default ~/.cache/smolqat
                  shard_tokens:int=2**20,    # tokens per train shard
+                 docs:str="stream",         # a BOS before: the whole split ("stream"), each work ("works") or each scene ("scenes")
                 )->DataPaths:
     "Tokenizer + train/val shards for `corpus`, built once into a cache folder and reused."
-    root = Path(cache_dir or default_cache_dir()) / f"{corpus}_sp{vocab_size}_s{shard_tokens}"
-    build_once(root, lambda d: _write_prepared(d, corpus, vocab_size, shard_tokens))
+    if docs not in DOCS: raise ValueError(f"docs={docs!r}; expected one of {DOCS}")
+    root = Path(cache_dir or default_cache_dir()) / (f"{corpus}_sp{vocab_size}_s{shard_tokens}" + ("" if docs == "stream" else f"_{docs}"))
+    build_once(root, lambda d: _write_prepared(d, corpus, vocab_size, shard_tokens, docs))
     meta = json.loads((root / "meta.json").read_text())
     return DataPaths(root, root / "tokenizer.model", sorted(root.glob("train_*.bin")), sorted(root.glob("val_*.bin")), meta)
 
@@ -396,9 +413,11 @@ def open_data(corpus:str="shakespeare", # embedded corpus name (without data_dir
               tokenizer=None,           # the .model of the shards in data_dir (required with data_dir)
               train_pattern:str=TRAIN_PATTERN, val_pattern:str=VAL_PATTERN, # shard globs in data_dir
               check_tokens:bool=True,   # scan every token id (False: headers and sizes only)
+              docs:str="stream",        # the embedded corpus's documents (prepare_data); challenge shards hold a BOS per document already
              )->DataPaths:
     "The data of a run: the embedded corpus through prepare_data, or checked challenge shards in `data_dir`."
-    if data_dir is None: return prepare_data(corpus, vocab_size, cache_dir)
+    if data_dir is None: return prepare_data(corpus, vocab_size, cache_dir, docs=docs)
+    if docs != "stream": raise ValueError(f"docs={docs!r} with data_dir: the challenge's shards already start every document with BOS; docs applies to the embedded corpus")
     tok = check_tokenizer(tokenizer, vocab_size)
     train, val = find_shards(data_dir, train_pattern, val_pattern)
     tr, va = (check_shards(p, vocab_size if check_tokens else None) for p in (train, val))

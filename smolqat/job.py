@@ -177,7 +177,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
     "qat": lambda c: c.model.quantized,
     "record": lambda c: c.model.smear or c.model.record_changed,
     "flash": lambda c: c.model.attn_backend == "flash",
-    "packing": lambda c: False,  # run_job's loader yields no packed rows
+    "packing": lambda c: c.model.doc_bos >= 0,  # documents: the model masks attention at every BOS (packed_layout)
     "distill": lambda c: False,  # run_job trains without a teacher
     "averages": lambda c: c.train.averaging,
     "speed": lambda c: "auto" in (c.train.autocast, c.train.compile),

@@ -86,6 +86,7 @@ class GPTConfig:
     sink_tokens: int = 0                # window blocks also see the first sink_tokens tokens of each sample
     causal: bool = True                 # False: bidirectional attention within each sample (an encoder, 11_ime)
     n_out: int = 0                      # classes of the output head (0: vocab_size); another size needs tie_embeddings=False
+    doc_bos: int = -1                   # documents: every token of this id (the BOS) starts a packed sample, so attention and the look-back layers stop there (-1: off)
 
     @property
     def head_dim(self)->int: return self.n_embd // self.n_head
@@ -102,6 +103,7 @@ class GPTConfig:
         _require(self.attn_backend in ATTN_BACKENDS, "attn_backend", f"one of {ATTN_BACKENDS}", self.attn_backend)
         _require(0 <= self.fp_boundary, "fp_boundary", ">= 0", self.fp_boundary)
         _require(self.n_out >= 0, "n_out", "0 (vocab_size) or the number of output classes", self.n_out)
+        _require(-1 <= self.doc_bos < self.vocab_size, "doc_bos", f"-1 (off) or a token id below vocab_size={self.vocab_size}", self.doc_bos)
         _require(self.tie_embeddings is False or self.n_out in (0, self.vocab_size), "tie_embeddings",
                  f"False when n_out={self.n_out} differs from vocab_size={self.vocab_size}", self.tie_embeddings)
         check_quant_options("GPTConfig", self)
@@ -373,6 +375,7 @@ class GPT(nn.Module):
     def features(self, idx:Tensor, reset_mask:Tensor|None=None, embed_add:Tensor|None=None)->Tensor: # (B, T, n_embd)
         "The final-normed hidden states the head reads (forward's arguments); a task may apply `_logits` to some rows only."
         self._check_inputs(idx, None)
+        if reset_mask is None and self.cfg.doc_bos >= 0: reset_mask = idx == self.cfg.doc_bos   # documents: each BOS starts one
         pack = None if reset_mask is None else packed_layout(reset_mask.to(idx.device), self.cfg.causal)
         cos, sin = self.rotary(torch.arange(idx.size(1), device=idx.device) if pack is None else pack["positions"])
         ve = None if self.value_embed is None else self.value_embed(idx)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TASKS', 'DEFAULT_TASK_WEIGHTS', 'apply_pt', 'apply_nat_to_packed', 'apply_fim_to_packed', 'apply_blind_to_packed',
            'apply_rev_to_packed', 'TaskConfig', 'task_batch', 'available_tasks', 'PackedLoader', 'triangle_n',
-           'triangle_sample_n', 'TriangleRows', 'DocMasked', 'factorize_near_cube']
+           'triangle_sample_n', 'TriangleRows', 'factorize_near_cube']
 
 # %% ../nbs/08a_objectives.ipynb #e6c390d5
 import math
@@ -222,17 +222,6 @@ class TriangleRows:
     def batch(self, step:int)->tuple:
         "This rank's batch of `step` from the loader of its N."
         return self.loaders[self.n_at(step)].batch(step)
-
-class DocMasked:
-    "A loader whose batches also carry reset_mask = (x == bos_id): the model's attention (and SmearGate, BigramHash, positions) restart at every BOS."
-    def __init__(self, loader, bos_id:int):
-        self.loader, self.bos_id = loader, bos_id
-        for k in ("data", "world_size", "seq_len", "batch_size"):
-            if hasattr(loader, k): setattr(self, k, getattr(loader, k))
-
-    def batch(self, step:int)->tuple:
-        x, y, *rest = self.loader.batch(step)
-        return x, y, {**(rest[0] if rest else {}), "reset_mask": x == self.bos_id}
 
 # %% ../nbs/08a_objectives.ipynb #149d135e
 def _near_cube_key(t:tuple)->tuple: return (Fraction(t[2], t[0]), t[2])

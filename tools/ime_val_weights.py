@@ -1,0 +1,52 @@
+"""VAL decoded at several weights of the phrase table and of the trigram, on the even and the odd lines separately.
+
+    python tools/ime_val_weights.py runs/ime_fp_e4
+    python tools/ime_val_weights.py runs/ime_fp_e4 --table 0 0.05 0.1 0.2 --trigram 0.3 0.5 0.7 1.0
+
+A weight picked on one half of VAL is then scored on the other half, so the choice is not fitted to the lines it is
+reported on. The run's data options are read from its metrics.json; the trigram is built over TRAIN as train_ime
+builds it (11_ime ngram_baseline), the table as train_ime does (libchewing's phrases, lex_min_freq of the run).
+"""
+import argparse, json, sys
+from pathlib import Path
+from smolqat.ime_data import prepare_ime, ime_corpus, word_rows
+from smolqat.ime import load_ime_model, all_pairs, ngram_baseline, fused_decode, predict_topk, ime_scores
+from smolqat.ime_lexicon import phrase_table, lexicon_scores
+
+
+def run_data(run:Path):
+    "The run's IME data, prepared with the options its metrics.json records, and the record."
+    rec = json.loads((run / "metrics.json").read_text())
+    d = rec["data"]
+    data = prepare_ime(lexicon=d.get("lexicon", False), readings=d["readings"], phrase_lines=d["phrase_lines"], phrase_lists=d["phrase_lists"],
+                       extra=d.get("extra", ""), extra_lines=d.get("extra_lines", 0))
+    return data, rec
+
+
+def main(argv=None)->int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", type=Path, help="a train_ime run folder (ckpt.pt, metrics.json)")
+    ap.add_argument("--table", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2], help="phrase-table weights (0: the model alone)")
+    ap.add_argument("--trigram", type=float, nargs="*", default=[0.3, 0.5, 0.7, 1.0], help="trigram weights")
+    a = ap.parse_args(argv)
+    if not (a.run / "metrics.json").is_file(): sys.exit(f"{a.run}: no metrics.json (a finished train_ime run folder)")
+    data, rec = run_data(a.run)
+    model = load_ime_model(a.run, data.legal)
+    val = all_pairs(data.split("val"))
+    halves = dict(even=val[0::2], odd=val[1::2])
+    pct = lambda r: round(100 * r["char_acc"], 2)
+    if a.table:
+        table = phrase_table(word_rows("chewing", ime_corpus(data.meta["corpus"], data.meta["every"])["words"]), data.vocab, data.legal, rec.get("lex_min_freq", 2))
+        for h, ps in halves.items():
+            print(f"table   {h:>4} lines:", {w: pct(r) for w, r in lexicon_scores(model, ps, table, a.table, rec["options"]["seq_len"]).items()}, flush=True)
+    if a.trigram:
+        lm, _ = ngram_baseline(all_pairs(data.split("train")), data, 3)
+        legal = model.legal.cpu().numpy()
+        for h, ps in halves.items():
+            top = predict_topk(model, ps, 4, rec["options"]["seq_len"])
+            print(f"trigram {h:>4} lines:", {w: pct(ime_scores([fused_decode(s, t, lm, legal, w, 8) for (s, _), t in zip(ps, top)], ps)) for w in a.trigram}, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
