@@ -21,6 +21,7 @@ from .train import TrainConfig, train, load_spec, _init_distributed, check_vocab
 from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig
 from .gptq import named_policy, capture_hessians, loader_calibration, sample_calibration
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS
+from .rows import train_loader
 from .bundle import bundle
 
 # %% ../nbs/07b_job.ipynb #b04d503e
@@ -125,7 +126,7 @@ def run_job(spec:dict)->dict: # rank 0: {train, size, compressor, evals: {name: 
     if world > 1: dist.barrier()
     if rank > 0: d = job_data(c.data, mcfg, ecfg.max_tokens, check_tokens=False)
     torch.manual_seed(tcfg.seed); model = GPT(mcfg)
-    loader = TokenLoader(d.dp.train_shards, tcfg.seq_len, tcfg.batch_size, seed=tcfg.seed, rank=rank, world_size=world)
+    loader = train_loader(d.dp.train_shards, tcfg, rank, world)
     res = train(tcfg, model, loader, d.val_tokens, d.luts, run_dir=run_dir, resume=c.resume, progress=rank == 0, checkpoints=uses_checkpoints(c))
     if rank > 0: return dict(train=res)
     if tcfg.ema_decay: model = averaged_model(run_dir, "ema")
@@ -179,6 +180,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
     "flash": lambda c: c.model.attn_backend == "flash",
     "packing": lambda c: c.model.doc_bos >= 0,  # documents: the model masks attention at every BOS (packed_layout)
     "distill": lambda c: False,  # run_job trains without a teacher
+    "rows": lambda c: c.train.rows_schedule != "fixed",
     "averages": lambda c: c.train.averaging,
     "speed": lambda c: "auto" in (c.train.autocast, c.train.compile),
     "resume": lambda c: c.resume,
@@ -195,6 +197,7 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "flash": ("_flash_attend", "_flash_varlen_attend"),
     "packing": ("packed_layout",),
     "distill": ("distill_loss",),
+    "rows": ("TriangleRows",),
     "averages": ("make_averages", "update_averages", "averaged_model"),
     "speed": ("_decide_now", "decide_speed", "probe_autocast", "find_compiler"),
     "resume": ("_resume", "_truncate_log", "_stored_decisions"),

@@ -30,10 +30,11 @@ from .data import ByteLUTs, TokenLoader, Tokenizer, build_byte_luts, load_val_to
 from .model import GPT, GPTConfig
 from .bitlinear import BitLinear, set_quant_alpha, qat_alpha, distill_loss
 from .muon import build_optimizers
+from .rows import train_loader
 from .eval import eval_bpb
 
 # %% ../nbs/04_train.ipynb #2329d206
-_CHOICES = dict(autocast=("auto", "bf16", "fp32"), nonfinite=("raise", "skip"), compile=("off", "on", "auto"))  # allowed values of TrainConfig's str fields
+_CHOICES = dict(autocast=("auto", "bf16", "fp32"), nonfinite=("raise", "skip"), compile=("off", "on", "auto"), rows_schedule=("fixed", "triangle"))  # allowed values of TrainConfig's str fields
 
 @dataclass
 class TrainConfig:
@@ -70,6 +71,8 @@ class TrainConfig:
     ema_decay: float = 0.0         # EMA of the weights, updated after every optimizer step (0: off; the parameter-golf record uses 0.997)
     swa_every: int = 0             # SWA: add a snapshot of the weights every swa_every steps once lr_mult < swa_below (0: off)
     swa_below: float = 0.2         # SWA collects snapshots only while the LR multiplier is below this
+    rows_schedule: str = "fixed"   # "fixed": batch_size rows of seq_len; "triangle": batch_size // N rows of N * seq_len, N ~ Triangle{1..rows_max_n} per step (08b_rows train_loader)
+    rows_max_n: int = 4            # triangle: the longest rows hold rows_max_n * seq_len tokens (the model's block_size must reach it)
 
     def __post_init__(self):
         check_types(self)
@@ -78,6 +81,7 @@ class TrainConfig:
         if self.steps < 1 or self.batch_size < 1 or self.seq_len < 1:
             raise ValueError(f"TrainConfig: steps, batch_size, seq_len must be >= 1, got {self.steps}, {self.batch_size}, {self.seq_len}")
         if self.warmdown_steps < 0: raise ValueError(f"TrainConfig.warmdown_steps={self.warmdown_steps}; expected 0 (use warmdown_frac) or a step count")
+        if self.rows_max_n < 1: raise ValueError(f"TrainConfig.rows_max_n={self.rows_max_n}; expected an int >= 1")
         check_batch_split(self, 1)
         self._check_averages()
 
@@ -283,6 +287,8 @@ def check_inputs(model_cfg:GPTConfig, loader, luts:ByteLUTs, world:int):
     "Refuse a loader sharded for another world size, byte LUTs of another vocabulary, or token ids the model cannot embed."
     if (lw := getattr(loader, "world_size", 1)) != world: raise ValueError(f"loader.world_size={lw} but {world} processes are running")
     if luts is not None: check_vocab(model_cfg, len(luts.base_bytes), "the byte LUTs / tokenizer")
+    if (rl := getattr(loader, "max_row_len", 0)) > model_cfg.block_size:
+        raise ValueError(f"the loader's longest rows hold {rl} tokens (rows_max_n x seq_len) but GPTConfig.block_size={model_cfg.block_size}")
     if (top := _max_token(loader)) >= model_cfg.vocab_size:
         raise ValueError(f"training shards hold token id {top} >= GPTConfig.vocab_size={model_cfg.vocab_size}")
 
@@ -760,7 +766,7 @@ def run_from_config(spec:dict)->dict:
     tok = Tokenizer(dp.tokenizer)
     check_vocab(model_cfg, tok.vocab_size)
     torch.manual_seed(tcfg.seed); model = GPT(model_cfg)
-    loader = TokenLoader(dp.train_shards, tcfg.seq_len, tcfg.batch_size, seed=tcfg.seed, rank=rank, world_size=world)
+    loader = train_loader(dp.train_shards, tcfg, rank, world)
     return train(tcfg, model, loader, load_val_tokens(dp), build_byte_luts(tok), run_dir=spec.get("run_dir"), progress=rank == 0)
 
 def _init_distributed(spec:dict):
