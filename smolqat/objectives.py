@@ -4,14 +4,17 @@
 
 # %% auto #0
 __all__ = ['TASKS', 'DEFAULT_TASK_WEIGHTS', 'apply_pt', 'apply_nat_to_packed', 'apply_fim_to_packed', 'apply_blind_to_packed',
-           'apply_rev_to_packed', 'TaskConfig', 'task_batch', 'available_tasks', 'PackedLoader']
+           'apply_rev_to_packed', 'TaskConfig', 'task_batch', 'available_tasks', 'PackedLoader', 'parse_objectives',
+           'stream_documents', 'doc_loader']
 
 # %% ../nbs/08a_objectives.ipynb #e6c390d5
 from dataclasses import dataclass, field
+from pathlib import Path
 import numpy as np
 import torch
 from torch import Tensor
 from .core import check_types
+from .data import read_shard
 from .packing import IGNORE_ID, PackedBatch, as_sample, check_pack_args, iter_packed_batches
 from .packing import segment_layout, segments_with_user
 
@@ -180,3 +183,35 @@ class PackedLoader:
         if not (y != IGNORE_ID).any(): x, y = pb.input_ids, pb.target_ids
         rows = slice(self.rank, None, self.world_size)
         return x[rows], y[rows], dict(reset_mask=pb.reset_mask[rows])
+
+# %% ../nbs/08a_objectives.ipynb #74a8879d
+def parse_objectives(spec)->dict: # task -> weight
+    "Task weights from 'pt:0.8,fim:0.2' (a name alone weighs 1) or a dict; unknown names, negative or all-zero weights raise naming `objectives`."
+    if isinstance(spec, dict): w = {str(k): float(v) for k, v in spec.items()}
+    else:
+        w = {}
+        for part in filter(None, (p.strip() for p in str(spec).split(","))):
+            name, sep, val = part.partition(":")
+            try: w[name.strip()] = float(val) if sep else 1.0
+            except ValueError: raise ValueError(f"objectives={spec!r}: {part!r} is not name:weight") from None
+    if bad := sorted(set(w) - set(TASKS)): raise ValueError(f"objectives={spec!r}: unknown task name(s) {bad}; expected names from {TASKS}")
+    if any(v < 0 for v in w.values()): raise ValueError(f"objectives={spec!r}: a weight is negative")
+    if not any(v > 0 for v in w.values()): raise ValueError(f"objectives={spec!r}: no task has a positive weight")
+    return w
+
+def stream_documents(tokens, bos_id:int)->list: # [np.ndarray], each starting with BOS (the first may not)
+    "A token stream cut before every BOS."
+    t = np.asarray(tokens)
+    return [d for d in np.split(t, np.flatnonzero(t == bos_id)) if len(d)]
+
+def doc_loader(shards:list, # token shards (paths or arrays) of BOS-led documents
+               cfg,          # a TrainConfig: seq_len (the row length), batch_size, seed, steps
+               bos_id:int, pad_id:int, vocab_size:int,
+               objectives="pt", # parse_objectives' input
+               rank:int=0, world:int=1)->PackedLoader:
+    "The shards' documents packed whole into rows of seq_len (longer ones in pieces), each step's objective drawn by the mixer."
+    docs = stream_documents(np.concatenate([read_shard(s) if isinstance(s, (str, Path)) else np.asarray(s) for s in shards]), bos_id)
+    if len(docs) < 2: raise ValueError(f"packing='docs': the shards hold {len(docs)} document(s) (BOS id {bos_id} starts each); "
+                                       "a stream without documents cannot be packed (the embedded corpus: corpus_docs 'scenes' or 'works')")
+    return PackedLoader(docs, cfg.seq_len, cfg.batch_size, pad_id, vocab_size, seed=cfg.seed, tasks=TaskConfig(weights=parse_objectives(objectives)),
+                        max_steps=cfg.steps, rank=rank, world_size=world)
