@@ -10,8 +10,8 @@ __all__ = ['CKPT_MAGIC', 'EXPECTED_COMPILE_S', 'COMPILE_PAYBACK', 'TrainConfig',
            'quant_alpha_at', 'micro_batches', 'load_teacher', 'RunState', 'setup_run', 'grad_norm', 'forward_backward',
            'train_step', 'evaluate', 'save_run', 'after_step', 'finish_run', 'train', 'make_averages',
            'update_averages', 'averaged_model', 'probe_autocast', 'find_compiler', 'as_configured', 'decide_autocast',
-           'planned_seconds', 'decide_compile', 'decide_speed', 'run_from_config', 'result_path', 'load_spec', 'main',
-           'train_torchrun']
+           'planned_seconds', 'decide_compile', 'decide_speed', 'peak_memory_bytes', 'worst_batches', 'dry_run',
+           'run_from_config', 'result_path', 'load_spec', 'main', 'train_torchrun']
 
 # %% ../nbs/04_train.ipynb #48f995ed
 import argparse, copy, hashlib, importlib.util, io, json, math, os, re, shutil, sys, time, warnings
@@ -753,6 +753,45 @@ def _decisions(run:RunState, cfg:TrainConfig, loader, ck:dict=None)->dict:
     "Autocast and compile: as stored in the checkpoint when resuming, as configured when neither is auto, else measured now."
     if ck is not None: return _stored_decisions(cfg, run.dev, ck.get("decisions", {}))
     return _decide_now(run, cfg, loader) if "auto" in (cfg.autocast, cfg.compile) else as_configured(cfg)
+
+# %% ../nbs/04_train.ipynb #91264875
+def peak_memory_bytes(dev:torch.device)->int:
+    "The peak memory so far: CUDA's allocator on a GPU, the process's peak resident set size on the CPU."
+    if dev.type == "cuda": return int(torch.cuda.max_memory_allocated(dev))
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # Linux reports KiB
+
+def worst_batches(loader)->dict: # name -> batch
+    "The largest batches a loader yields: for a triangle-N schedule (its `loaders` by N) the most and the longest rows, else its first batch."
+    if not hasattr(loader, "loaders"): return {"batch": loader.batch(0)}
+    ns = sorted({1, max(loader.loaders)})
+    return {f"{loader.batch_size // n} rows of {n * loader.seq_len}": loader.loaders[n].batch(0) for n in ns}
+
+def _timed(f, dev:torch.device)->float:
+    t0 = time.perf_counter(); f()
+    if dev.type == "cuda": torch.cuda.synchronize(dev)
+    return time.perf_counter() - t0
+
+def dry_run(cfg:TrainConfig, model:nn.Module, loader, eval_rows:int=32, teacher=None)->dict:
+    "One optimizer step on each worst-case batch (a micro-batch of it) and an inference forward of eval_rows rows: seconds of each, and the peak memory."
+    dev = resolve_device(cfg.device); model.to(dev).train()
+    opts = build_optimizers(model, **_optimizer_args(cfg))
+    ac = cfg.autocast if cfg.autocast != "auto" else ("bf16" if dev.type == "cuda" else "fp32")
+    if teacher is not None: teacher.to(dev).eval().requires_grad_(False)
+    out = {}
+    for name, batch in worst_batches(loader).items():
+        x, y, ex = _batch_to(micro_batches(batch, cfg.grad_accum)[0], dev)
+        def step():
+            with _autocast(ac, dev): loss = _loss(model, teacher, x, y, cfg, ex)
+            loss.backward()
+            for o in opts: o.step()
+            model.zero_grad(set_to_none=True)
+        out[f"train step, {name}"] = round(_timed(step, dev), 3)
+    x = x[:1].expand(eval_rows, -1).contiguous()
+    def score():
+        with torch.inference_mode(), _autocast(ac, dev): model(x)
+    out[f"eval forward, {eval_rows} rows of {x.size(1)}"] = round(_timed(score, dev), 3)
+    return dict(seconds=out, peak_memory_bytes=peak_memory_bytes(dev), device=str(dev), autocast=ac)
 
 # %% ../nbs/04_train.ipynb #85caa036
 def run_from_config(spec:dict)->dict:
