@@ -241,7 +241,7 @@ def stop_line(step:int, steps:int, elapsed:float)->str:
 def memory_line(dev:torch.device)->str:
     "`peak memory allocated: X MiB reserved: Y MiB`: CUDA's allocator peaks; on CPU the process's peak RSS, for both."
     if dev.type == "cuda": a, r = torch.cuda.max_memory_allocated(dev), torch.cuda.max_memory_reserved(dev)
-    else: import resource; a = r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # bytes on macOS, KiB on Linux
+    else: a = r = peak_memory_bytes(dev)
     return f"peak memory allocated: {a // 2**20} MiB reserved: {r // 2**20} MiB"
 
 def format_final_lines(tag:str,       # what was round-tripped, e.g. "int8_zlib" -> final_int8_zlib_roundtrip
@@ -759,7 +759,7 @@ def peak_memory_bytes(dev:torch.device)->int:
     "The peak memory so far: CUDA's allocator on a GPU, the process's peak resident set size on the CPU."
     if dev.type == "cuda": return int(torch.cuda.max_memory_allocated(dev))
     import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # Linux reports KiB
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)   # bytes on macOS, KiB on Linux
 
 def worst_batches(loader)->dict: # name -> batch
     "The largest batches a loader yields: for a triangle-N schedule (its `loaders` by N) the most and the longest rows, else its first batch."
