@@ -6,11 +6,11 @@
 __all__ = ['CKPT_MAGIC', 'EXPECTED_COMPILE_S', 'COMPILE_PAYBACK', 'TrainConfig', 'check_batch_split', 'lr_mult', 'muon_momentum',
            'CorruptCheckpoint', 'load_checkpoint', 'previous_checkpoint', 'save_checkpoint', 'load_latest_checkpoint',
            'append_metrics', 'read_metrics', 'log_line', 'header_lines', 'train_line', 'val_line', 'stop_line',
-           'memory_line', 'format_final_lines', 'resolve_device', 'check_vocab', 'check_inputs', 'autocast_dtype',
-           'quant_alpha_at', 'micro_batches', 'load_teacher', 'RunState', 'setup_run', 'grad_norm', 'forward_backward',
-           'train_step', 'evaluate', 'save_run', 'after_step', 'finish_run', 'train', 'make_averages',
-           'update_averages', 'averaged_model', 'probe_autocast', 'find_compiler', 'as_configured', 'decide_autocast',
-           'planned_seconds', 'decide_compile', 'decide_speed', 'peak_memory_bytes', 'worst_batches', 'dry_run',
+           'peak_memory_bytes', 'memory_line', 'format_final_lines', 'resolve_device', 'check_vocab', 'check_inputs',
+           'autocast_dtype', 'quant_alpha_at', 'micro_batches', 'load_teacher', 'RunState', 'setup_run', 'grad_norm',
+           'forward_backward', 'train_step', 'evaluate', 'save_run', 'after_step', 'finish_run', 'train',
+           'make_averages', 'update_averages', 'averaged_model', 'probe_autocast', 'find_compiler', 'as_configured',
+           'decide_autocast', 'planned_seconds', 'decide_compile', 'decide_speed', 'worst_batches', 'dry_run',
            'run_from_config', 'result_path', 'load_spec', 'main', 'train_torchrun']
 
 # %% ../nbs/04_train.ipynb #48f995ed
@@ -237,6 +237,12 @@ def val_line(step:int, steps:int, loss:float, bpb:float, elapsed:float)->str:
 def stop_line(step:int, steps:int, elapsed:float)->str:
     "`stopping_early: wallclock_cap train_time:Tms step:N/M`"
     return f"stopping_early: wallclock_cap train_time:{1000 * elapsed:.0f}ms step:{step}/{steps}"
+
+def peak_memory_bytes(dev:torch.device)->int:
+    "The peak memory so far: CUDA's allocator on a GPU, the process's peak resident set size on the CPU."
+    if dev.type == "cuda": return int(torch.cuda.max_memory_allocated(dev))
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)   # bytes on macOS, KiB on Linux
 
 def memory_line(dev:torch.device)->str:
     "`peak memory allocated: X MiB reserved: Y MiB`: CUDA's allocator peaks; on CPU the process's peak RSS, for both."
@@ -755,12 +761,6 @@ def _decisions(run:RunState, cfg:TrainConfig, loader, ck:dict=None)->dict:
     return _decide_now(run, cfg, loader) if "auto" in (cfg.autocast, cfg.compile) else as_configured(cfg)
 
 # %% ../nbs/04_train.ipynb #91264875
-def peak_memory_bytes(dev:torch.device)->int:
-    "The peak memory so far: CUDA's allocator on a GPU, the process's peak resident set size on the CPU."
-    if dev.type == "cuda": return int(torch.cuda.max_memory_allocated(dev))
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)   # bytes on macOS, KiB on Linux
-
 def worst_batches(loader)->dict: # name -> batch
     "The largest batches a loader yields: for a triangle-N schedule (its `loaders` by N) the most and the longest rows, else its first batch."
     if not hasattr(loader, "loaders"): return {"batch": loader.batch(0)}
