@@ -194,16 +194,20 @@ def check_attn_backend(backend:str):
     if flash_attn_func is None: raise RuntimeError("GPTConfig.attn_backend='flash' needs the flash-attn package (not installed); use attn_backend='sdpa'")
     if not torch.cuda.is_available(): raise RuntimeError("GPTConfig.attn_backend='flash' needs a CUDA device; use attn_backend='sdpa'")
 
+def _on_cuda(q:Tensor):
+    "flash-attn's kernels run on CUDA tensors only."
+    if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
+
 def _flash_attend(q:Tensor, k:Tensor, v:Tensor, causal:bool=True)->Tensor:
     "flash-attn path: (B, T, H, D) layout, bf16/fp16 only, GQA native."
-    if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
+    _on_cuda(q)
     dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
     y = flash_attn_func(*(t.transpose(1, 2).to(dt) for t in (q, k, v)), causal=causal)
     return y.transpose(1, 2).to(q.dtype)
 
 def _flash_varlen_attend(q:Tensor, k:Tensor, v:Tensor, pack:dict, causal:bool=True)->Tensor:
     "flash-attn varlen path for packed rows: the (B*T) tokens as independent sequences cut at cu_seqlens."
-    if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
+    _on_cuda(q)
     B, H, T, D = q.shape
     dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
     flat = lambda t: t.transpose(1, 2).reshape(B * T, t.size(1), D).to(dt)
