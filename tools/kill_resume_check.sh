@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # kill -9 the main job mid-training (tiny preset, 60 steps, checkpoints every 10), run it again, and compare its
 # metrics.json results and metrics.jsonl records with an uninterrupted run: they must be identical.
-#   tools/kill_resume_check.sh
+#   tools/kill_resume_check.sh                                     # the token stream
+#   tools/kill_resume_check.sh -p packing docs -p objectives pt:0.8,fim:0.2   # any more papermill parameters
 set -euo pipefail
 cd "$(dirname "$0")/.."
 P=".venv/bin/papermill -k python3 nbs/train_gpt.ipynb"
-ARGS="-p preset tiny -p steps 60 -p checkpoint_every 10 -p resume True"
+ARGS="-p preset tiny -p steps 60 -p checkpoint_every 10 -p resume True $*"
 tmp=$(mktemp -d); rm -rf runs/k-full runs/k-kill
 OMP_NUM_THREADS=1 $P "$tmp/full.ipynb" $ARGS -p run_name k-full > "$tmp/full.log" 2>&1
 OMP_NUM_THREADS=1 setsid $P "$tmp/kill1.ipynb" $ARGS -p run_name k-kill > "$tmp/kill1.log" 2>&1 &
