@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['VAL_WORKS', 'NL', 'BOS_ID', 'CHALLENGE_SPM', 'SHARD_MAGIC', 'SHARD_VERSION', 'HEADER_INTS', 'TRAIN_PATTERN',
-           'VAL_PATTERN', 'DOCS', 'corpus_file', 'load_works', 'load_corpus', 'to_sp_text', 'from_sp_text', 'Tokenizer',
-           'train_tokenizer', 'tokenizer_training_docs', 'train_challenge_tokenizer', 'ByteLUTs', 'byte_rule',
-           'build_byte_luts', 'token_bytes', 'decoded_bytes', 'write_shard', 'read_shard', 'doc_tokens',
+           'VAL_PATTERN', 'DOCS', 'corpus_file', 'load_works', 'val_works', 'load_corpus', 'to_sp_text', 'from_sp_text',
+           'Tokenizer', 'train_tokenizer', 'tokenizer_training_docs', 'train_challenge_tokenizer', 'ByteLUTs',
+           'byte_rule', 'build_byte_luts', 'token_bytes', 'decoded_bytes', 'write_shard', 'read_shard', 'doc_tokens',
            'write_doc_shards', 'export_docs', 'find_shards', 'check_shards', 'TokenLoader', 'DataPaths',
            'default_cache_dir', 'corpus_documents', 'prepare_data', 'load_val_tokens', 'check_tokenizer', 'open_data',
            'xz_conditional_bpb']
@@ -39,6 +39,10 @@ def load_works(name:str="shakespeare")->dict:
         return {m.name.removesuffix(".txt").removesuffix("_gut"): tf.extractfile(m).read().decode("utf-8") for m in members}
 
 # %% ../nbs/00a_data.ipynb #bdf954ab
+def val_works(name:str, works:dict)->tuple:
+    "The names of the VAL works of corpus `name` (VAL_WORKS, else its last four works)."
+    return VAL_WORKS.get(name, tuple(works)[-4:])
+
 def load_corpus(name:str="shakespeare", # embedded corpus name, or a path to a UTF-8 .txt file (split "all" only)
                 split:str="train",      # "train" | "val" | "all"
                )->str:
@@ -48,7 +52,7 @@ def load_corpus(name:str="shakespeare", # embedded corpus name, or a path to a U
         if split != "all": raise ValueError(f"split={split!r} for text file {name}: a plain file has no split, use 'all'")
         return Path(name).read_text(encoding="utf-8")
     works = load_works(name)
-    val = VAL_WORKS.get(name, tuple(list(works)[-4:]))
+    val = val_works(name, works)
     keep = {"train": lambda w: w not in val, "val": lambda w: w in val, "all": lambda w: True}[split]
     return "\n\n".join(t for w, t in works.items() if keep(w))
 
@@ -357,7 +361,9 @@ def corpus_documents(corpus:str, split:str, docs:str="stream")->list: # [text]
     if docs not in DOCS: raise ValueError(f"docs={docs!r}; expected one of {DOCS}")
     if docs == "stream": return [load_corpus(corpus, split)]
     if corpus.endswith(".txt"): raise ValueError(f"docs={docs!r} for text file {corpus}: a plain file is one document (docs='stream')")
-    works = [t for w, t in load_works(corpus).items() if (w in VAL_WORKS.get(corpus, tuple(load_works(corpus))[-4:])) == (split == "val")]
+    works = load_works(corpus)
+    val = val_works(corpus, works)
+    works = [t for w, t in works.items() if (w in val) == (split == "val")]
     return works if docs == "works" else [d for t in works for d in _SCENE.split(t) if d.strip()]
 
 def _encode_docs(tok:Tokenizer, texts:list)->np.ndarray: return np.concatenate([_encode_stream(tok, t) for t in texts])
