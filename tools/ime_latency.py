@@ -16,8 +16,8 @@ import numpy as np, torch
 
 from smolqat.chewing import Chewing
 from smolqat.ime import IMEModel, ime_model_config, all_pairs
-from smolqat.ime_data import prepare_ime, ime_corpus, word_rows, is_syllable
-from smolqat.ime_lexicon import phrase_table
+from smolqat.ime_data import prepare_ime, is_syllable
+from smolqat.ime_lexicon import chewing_table
 from smolqat.ime_serve import Converter, ime_artifact, bopomofo_text, block_latency
 
 
@@ -28,7 +28,7 @@ def job_data():
 
 def untrained_artifacts(data, out:Path, n_layer:int=4, n_embd:int=192, min_freq:int=2)->dict: # name -> artifact path
     "fp and ternary (int8 activations) encoders of the job's shape, untrained, written as artifacts with the job's phrase table."
-    table = phrase_table(word_rows("chewing", ime_corpus(data.meta["corpus"], data.meta["every"])["words"]), data.vocab, data.legal, min_freq)
+    table = chewing_table(data, min_freq)
     paths = {}
     for mode in ("fp", "ternary"):
         torch.manual_seed(0)

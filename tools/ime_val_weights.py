@@ -9,9 +9,9 @@ builds it (11_ime ngram_baseline), the table as train_ime does (libchewing's phr
 """
 import argparse, json, sys
 from pathlib import Path
-from smolqat.ime_data import prepare_ime, ime_corpus, word_rows
+from smolqat.ime_data import prepare_ime
 from smolqat.ime import load_ime_model, all_pairs, ngram_baseline, fused_decode, predict_topk, ime_scores
-from smolqat.ime_lexicon import phrase_table, lexicon_scores
+from smolqat.ime_lexicon import chewing_table, lexicon_scores
 
 
 def run_data(run:Path):
@@ -36,7 +36,7 @@ def main(argv=None)->int:
     halves = dict(even=val[0::2], odd=val[1::2])
     pct = lambda r: round(100 * r["char_acc"], 2)
     if a.table:
-        table = phrase_table(word_rows("chewing", ime_corpus(data.meta["corpus"], data.meta["every"])["words"]), data.vocab, data.legal, rec.get("lex_min_freq", 2))
+        table = chewing_table(data, rec.get("lex_min_freq", 2))
         for h, ps in halves.items():
             print(f"table   {h:>4} lines:", {w: pct(r) for w, r in lexicon_scores(model, ps, table, a.table, rec["options"]["seq_len"]).items()}, flush=True)
     if a.trigram:
