@@ -23,7 +23,7 @@ from .core import atomic_write_bytes, check_types
 from .model import GPT, GPTConfig
 from .bitlinear import freeze_quantized
 from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint, load_latest_checkpoint
-from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo, _TONE_MARKS as TONE_MARKS
+from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo, evenly, _TONE_MARKS as TONE_MARKS
 
 # %% ../nbs/11_ime.ipynb #c0278e33
 def all_pairs(split)->list: # [(input ids, character ids)] of every line
@@ -32,8 +32,7 @@ def all_pairs(split)->list: # [(input ids, character ids)] of every line
 
 def spread(lines:list, n:int)->list:
     "n lines spread evenly over `lines`, in order (all of them when n is 0 or at least their number)."
-    if not n or n >= len(lines): return list(lines)
-    return [lines[i] for i in np.linspace(0, len(lines) - 1, n).round().astype(int)]
+    return [lines[i] for i in evenly(len(lines), n)]
 
 # %% ../nbs/11_ime.ipynb #01d85579
 def ime_scores(preds:list,  # per line: predicted character ids, one per position (unscored positions are ignored)

@@ -10,7 +10,8 @@ __all__ = ['TRAIN_ONLY', 'WORD_LIST', 'CHEWING_FILES', 'PAD', 'UNK', 'NOT_SCORED
            'write_aligned', 'AlignedBin', 'char_readings', 'legal_mask', 'key_neighbors', 'typo_variants',
            'typo_neighbors', 'add_typo', 'moe_file', 'moe_examples', 'moe_sentences', 'moe_lines', 'lexicon_lines',
            'sample_phrase_lines', 'window_hashes', 'leak_counts', 'leak_table', 'training_sources', 'IMEData',
-           'IMEExtras', 'word_rows', 'phrase_freqs', 'ime_train_lines', 'extra_works', 'corpus_works', 'prepare_ime']
+           'IMEExtras', 'word_rows', 'phrase_freqs', 'ime_train_lines', 'evenly', 'extra_works', 'corpus_works',
+           'prepare_ime']
 
 # %% ../nbs/10_ime_data.ipynb #0661d5b3
 import functools, hashlib, importlib.util, json, re, tarfile, unicodedata
@@ -578,7 +579,7 @@ def ime_train_lines(c:dict,       # ime_corpus(...)
     return lines + words + [l for v in phrases.values() for l in v], counts
 
 # %% ../nbs/10_ime_data.ipynb #9ce533db
-def _evenly(n_total:int, n:int)->np.ndarray: # sorted unique indices
+def evenly(n_total:int, n:int)->np.ndarray: # sorted unique indices
     "n indices spread evenly over range(n_total) (all of them when n is 0 or at least n_total)."
     return np.arange(n_total) if not n or n >= n_total else np.unique(np.linspace(0, n_total - 1, n).round().astype(int))
 
@@ -594,7 +595,7 @@ def extra_works(path,          # a .tar.xz (or any tar) of TRAIN_ONLY documents
     if bad or not docs: raise ValueError(f"{p}: {len(bad)} of {len(docs)} documents ({bad[:3]}) lack a TRAIN_ONLY prefix {TRAIN_ONLY}; an extra archive only adds TRAIN documents")
     lines = [(d, l) for d in docs for l in doc_lines(docs[d])]
     kept = {}
-    for i in _evenly(len(lines), n_lines): kept.setdefault(lines[i][0], []).append(lines[i][1])
+    for i in evenly(len(lines), n_lines): kept.setdefault(lines[i][0], []).append(lines[i][1])
     return {d: "\n".join(ls) for d, ls in kept.items()}
 
 def corpus_works(corpus:str, ex:IMEExtras)->dict: # document name -> text
