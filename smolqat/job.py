@@ -181,6 +181,8 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
     "packing": lambda c: c.model.doc_bos >= 0,  # documents: the model masks attention at every BOS (packed_layout)
     "distill": lambda c: False,  # run_job trains without a teacher
     "rows": lambda c: c.train.rows_schedule != "fixed",
+    "polar": lambda c: c.train.muon_ns == "polar",
+    "row_norm": lambda c: c.train.muon_row_norm,
     "averages": lambda c: c.train.averaging,
     "speed": lambda c: "auto" in (c.train.autocast, c.train.compile),
     "resume": lambda c: c.resume,
@@ -198,6 +200,8 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "packing": ("packed_layout",),
     "distill": ("distill_loss",),
     "rows": ("TriangleRows",),
+    "polar": ("polar_express_coeffs", "optimal_odd_quintic"),
+    "row_norm": ("row_normalize_",),
     "averages": ("make_averages", "update_averages", "averaged_model"),
     "speed": ("_decide_now", "decide_speed", "probe_autocast", "find_compiler"),
     "resume": ("_resume", "_truncate_log", "_stored_decisions"),

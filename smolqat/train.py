@@ -34,7 +34,7 @@ from .rows import train_loader
 from .eval import eval_bpb
 
 # %% ../nbs/04_train.ipynb #2329d206
-_CHOICES = dict(autocast=("auto", "bf16", "fp32"), nonfinite=("raise", "skip"), compile=("off", "on", "auto"), rows_schedule=("fixed", "triangle"))  # allowed values of TrainConfig's str fields
+_CHOICES = dict(autocast=("auto", "bf16", "fp32"), nonfinite=("raise", "skip"), compile=("off", "on", "auto"), rows_schedule=("fixed", "triangle"), muon_ns=("quintic", "polar"))  # allowed values of TrainConfig's str fields
 
 @dataclass
 class TrainConfig:
@@ -54,6 +54,8 @@ class TrainConfig:
     muon_momentum_start: float = 0.85 # Muon momentum at step 0
     muon_momentum_warmup: int = 300   # steps to ramp Muon momentum
     muon_weight_decay: float = 0.0 # decoupled weight decay on Muon matrices
+    muon_ns: str = "quintic"       # Muon's Newton-Schulz coefficients: "quintic" (fixed) or "polar" (Polar Express, per iteration; 02_muon)
+    muon_row_norm: bool = False    # NorMuon: rows of each Muon update equalised by their running RMS (02_muon row_normalize_)
     grad_clip: float = 0.0         # clip the global grad norm to this (0: off)
     autocast: str = "auto"         # "bf16" autocast, "fp32", or "auto": bf16 on CUDA, elsewhere the faster of the two as measured at the start (probe_autocast)
     device: str = "auto"           # "auto" (cuda if available), "cpu", "cuda", "cuda:1"...
@@ -420,7 +422,7 @@ class RunState:
 def _optimizer_args(cfg:TrainConfig)->dict:
     "build_optimizers' arguments from a TrainConfig."
     return dict(matrix_lr=cfg.matrix_lr, scalar_lr=cfg.scalar_lr, embed_lr=cfg.embed_lr, head_lr=cfg.head_lr,
-                momentum=cfg.muon_momentum, weight_decay=cfg.muon_weight_decay)
+                momentum=cfg.muon_momentum, weight_decay=cfg.muon_weight_decay, ns=cfg.muon_ns, row_norm=cfg.muon_row_norm)
 
 def _run_paths(run_dir, rank:int)->tuple: # (checkpoint path, metrics path, log path)
     "ckpt.pt (read by every rank), metrics.jsonl and train.log (rank 0 only) in `run_dir`, which rank 0 creates."
