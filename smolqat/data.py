@@ -20,6 +20,7 @@ import numpy as np
 import torch
 import sentencepiece as spm
 from .core import atomic_write_bytes, build_once
+from .casemark import case_encode, case_decode, MARKERS, TITLE, ESC
 
 # %% ../nbs/00a_data.ipynb #0b15c2f8
 VAL_WORKS = {"shakespeare": ("troilus_and_cressida", "twelfth_night", "two_gentlemen_of_verona", "winters_tale")}
@@ -88,18 +89,24 @@ class Tokenizer:
         try: self.sp = spm.SentencePieceProcessor(model_file=str(self.path))
         except RuntimeError as e: raise ValueError(f"tokenizer {self.path} is not a sentencepiece model: {e}") from None
         self._nl = self.sp.piece_to_id(NL) != self.sp.unk_id()
+        self._case = self.sp.piece_to_id(TITLE) != self.sp.unk_id()
     @property
     def newline_aware(self)->bool: return self._nl  # the model has the NL piece: "\n" <-> "⏎ " around sentencepiece
+    @property
+    def case_marking(self)->bool: return self._case  # the model has the case-marker pieces: text is case_encode'd around sentencepiece (00c_casemark)
     @property
     def vocab_size(self)->int: return int(self.sp.vocab_size())
     @property
     def bos_id(self)->int: return int(self.sp.bos_id())
-    def _text_in(self, text:str)->str: return to_sp_text(text) if self._nl else text
+    def _text_in(self, text:str)->str:
+        text = case_encode(text) if self._case else text
+        return to_sp_text(text) if self._nl else text
     def encode(self, text:str)->np.ndarray: return np.asarray(self.sp.encode(self._text_in(text)), dtype=np.int32)
     def encode_batch(self, texts:list)->list: return [np.asarray(i, dtype=np.int32) for i in self.sp.encode([self._text_in(t) for t in texts])]
     def decode(self, ids)->str:
         s = self.sp.decode([int(i) for i in ids])
-        return from_sp_text(s) if self._nl else s
+        s = from_sp_text(s) if self._nl else s
+        return case_decode(s) if self._case else s
     def __repr__(self): return f"Tokenizer({self.path.name}, vocab_size={self.vocab_size})"
 
 # %% ../nbs/00a_data.ipynb #23da7589
@@ -114,16 +121,18 @@ def train_tokenizer(text:str,             # training text
                     vocab_size:int=1024,  # number of pieces, incl. 256 byte-fallback pieces and <unk>, <s>
                     path=None,            # where to write the .model file (default: a temp dir)
                     newline_symbol:bool=True, # map "\n" -> "⏎ " (False: plain line-by-line sentencepiece, for comparison)
+                    case:bool=False,       # case markers (00c_casemark): lower-cased text, the four markers as pieces of their own
                    ):
     "Train a sentencepiece BPE tokenizer offline with byte fallback and identity normalization."
     path = _model_path(path)
+    if case: text = case_encode(text)
     sents = _line_chunks(to_sp_text(text)) if newline_symbol else text.split("\n")
     try:
         spm.SentencePieceTrainer.train(sentence_iterator=iter(sents), model_prefix=str(path.with_suffix("")),
             vocab_size=vocab_size, model_type="bpe", normalization_rule_name="identity", remove_extra_whitespaces=False,
             add_dummy_prefix=False, byte_fallback=True, character_coverage=1.0, split_digits=True,
             allow_whitespace_only_pieces=True, max_sentence_length=1 << 15, unk_id=0, bos_id=BOS_ID, eos_id=-1,
-            pad_id=-1, num_threads=1, minloglevel=2)
+            pad_id=-1, num_threads=1, minloglevel=2, **(dict(user_defined_symbols=list(MARKERS)) if case else {}))
     except RuntimeError as e: raise ValueError(f"sentencepiece could not train vocab_size={vocab_size}: {e}") from None
     return Tokenizer(path) if newline_symbol else spm.SentencePieceProcessor(model_file=str(path))
 
@@ -170,7 +179,8 @@ def byte_rule(tok:Tokenizer)->str:
 def _piece_bytes(piece:str)->int: return len(piece.replace("\u2581", " ").replace(NL, "\n").encode("utf-8"))
 
 def _piece_entry(piece:str, rule:str)->tuple:
-    "(base bytes, leading space, boundary) of a normal (not byte, not control) piece under `rule`."
+    "(base bytes, leading space, boundary) of a normal (not byte, not control) piece under `rule`; a case marker stands for no byte, except ESC, which carries the 3 bytes of the marker it escapes."
+    if piece in MARKERS: return (len(ESC.encode()) if piece == ESC else 0), False, False
     lead = piece.startswith("\u2581")
     body = piece[1:] if lead else piece
     if rule == "challenge": return len(body.encode("utf-8")), lead, False
@@ -368,17 +378,18 @@ def corpus_documents(corpus:str, split:str, docs:str="stream")->list: # [text]
 
 def _encode_docs(tok:Tokenizer, texts:list)->np.ndarray: return np.concatenate([_encode_stream(tok, t) for t in texts])
 
-def _write_prepared(dst:Path, corpus:str, vocab_size:int, shard_tokens:int, docs:str="stream")->dict:
+def _write_prepared(dst:Path, corpus:str, vocab_size:int, shard_tokens:int, docs:str="stream", case:bool=False)->dict:
     "Train the tokenizer (on the train split as one text, whatever `docs`) and write the shards of `corpus` into `dst`, a BOS before each document; return the metadata."
     train_docs, val_docs = corpus_documents(corpus, "train", docs), corpus_documents(corpus, "val", docs)
-    tok = train_tokenizer(load_corpus(corpus, "train"), vocab_size, dst / "tokenizer.model")
+    tok = train_tokenizer(load_corpus(corpus, "train"), vocab_size, dst / "tokenizer.model", case=case)
     tr, va = _encode_docs(tok, train_docs), _encode_docs(tok, val_docs)
     train, val = "".join(train_docs), "".join(val_docs)
     n_tr = max(1, math.ceil(len(tr) / shard_tokens))
     for i in range(n_tr): write_shard(dst / f"train_{i:03d}.bin", tr[i * shard_tokens:(i + 1) * shard_tokens])
     write_shard(dst / "val_000.bin", va)
     meta = dict(corpus=corpus, vocab_size=vocab_size, train_tokens=len(tr), val_tokens=len(va),
-                train_bytes=len(train.encode()), val_bytes=len(val.encode()), format=1, **({} if docs == "stream" else dict(docs=docs, val_docs=len(val_docs))))
+                train_bytes=len(train.encode()), val_bytes=len(val.encode()), format=1, **({} if docs == "stream" else dict(docs=docs, val_docs=len(val_docs))),
+                **(dict(case=True) if case else {}))
     (dst / "meta.json").write_text(json.dumps(meta, indent=1))
     return meta
 
@@ -387,11 +398,12 @@ def prepare_data(corpus:str="shakespeare", # embedded corpus name
                  cache_dir=None,            # default ~/.cache/smolqat
                  shard_tokens:int=2**20,    # tokens per train shard
                  docs:str="stream",         # a BOS before: the whole split ("stream"), each work ("works") or each scene ("scenes")
+                 case:bool=False,           # a case-marking tokenizer (00c_casemark)
                 )->DataPaths:
     "Tokenizer + train/val shards for `corpus`, built once into a cache folder and reused."
     if docs not in DOCS: raise ValueError(f"docs={docs!r}; expected one of {DOCS}")
-    root = Path(cache_dir or default_cache_dir()) / (f"{corpus}_sp{vocab_size}_s{shard_tokens}" + ("" if docs == "stream" else f"_{docs}"))
-    build_once(root, lambda d: _write_prepared(d, corpus, vocab_size, shard_tokens, docs))
+    root = Path(cache_dir or default_cache_dir()) / (f"{corpus}_sp{vocab_size}_s{shard_tokens}" + ("" if docs == "stream" else f"_{docs}") + ("_case" if case else ""))
+    build_once(root, lambda d: _write_prepared(d, corpus, vocab_size, shard_tokens, docs, case))
     meta = json.loads((root / "meta.json").read_text())
     return DataPaths(root, root / "tokenizer.model", sorted(root.glob("train_*.bin")), sorted(root.glob("val_*.bin")), meta)
 
@@ -420,9 +432,11 @@ def open_data(corpus:str="shakespeare", # embedded corpus name (without data_dir
               train_pattern:str=TRAIN_PATTERN, val_pattern:str=VAL_PATTERN, # shard globs in data_dir
               check_tokens:bool=True,   # scan every token id (False: headers and sizes only)
               docs:str="stream",        # the embedded corpus's documents (prepare_data); challenge shards hold a BOS per document already
+              case:bool=False,          # the embedded corpus with a case-marking tokenizer (prepare_data; 00c_casemark)
              )->DataPaths:
     "The data of a run: the embedded corpus through prepare_data, or checked challenge shards in `data_dir`."
-    if data_dir is None: return prepare_data(corpus, vocab_size, cache_dir, docs=docs)
+    if data_dir is None: return prepare_data(corpus, vocab_size, cache_dir, docs=docs, case=case)
+    if case: raise ValueError("case=True with data_dir: the challenge shards come with their own tokenizer; case markers apply to the embedded corpus")
     if docs != "stream": raise ValueError(f"docs={docs!r} with data_dir: the challenge's shards already start every document with BOS; docs applies to the embedded corpus")
     tok = check_tokenizer(tokenizer, vocab_size)
     train, val = find_shards(data_dir, train_pattern, val_pattern)

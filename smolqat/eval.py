@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['Windows', 'nonoverlapping_windows', 'gather_windows', 'token_nll', 'score_batch', 'WindowScores', 'score_windows',
            'bpb_summary', 'eval_bpb', 'sliding_windows', 'eval_sliding', 'TTTConfig', 'TTTLedger', 'check_ttt_legal',
-           'ttt_chunks', 'eval_ttt']
+           'ttt_chunks', 'LoRALinear', 'eval_ttt']
 
 # %% ../nbs/03_eval.ipynb #433e85e5
 import copy, math, time
@@ -16,7 +16,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .core import progress_bar
 from .core import check_types
-from .data import ByteLUTs, token_bytes
+from .data import ByteLUTs, token_bytes, BOS_ID
+from torch import Tensor
 
 # %% ../nbs/03_eval.ipynb #3d584e1f
 @dataclass
@@ -175,13 +176,16 @@ class TTTConfig:
     grad_clip: float = 1.0     # max gradient norm (0: off)
     freeze_blocks: int = 2     # the first blocks stay frozen
     batch_size: int = 32       # windows per scoring forward pass
+    phase_chunks: int = 1      # phased TTT: train after every phase_chunks scored chunks, on all of them at once (1: after every chunk)
+    lora_rank: int = 0         # LoRA TTT: train rank-r adapters on q and v of the unfrozen blocks instead of their weights (0: the weights)
+    lora_reset: bool = True    # LoRA TTT: fresh adapters and optimizer at every document (each BOS of the stream); chunks split there
 
     def __post_init__(self):
         check_types(self)
         if self.optimizer not in ("sgd", "adamw"): raise ValueError(f"TTTConfig.optimizer={self.optimizer!r}; expected 'sgd' or 'adamw'")
-        for f in ("seq_len", "stride", "chunk_tokens", "batch_seqs", "batch_size"):
+        for f in ("seq_len", "stride", "chunk_tokens", "batch_seqs", "batch_size", "phase_chunks"):
             if getattr(self, f) < 1: raise ValueError(f"TTTConfig.{f}={getattr(self, f)}; expected >= 1")
-        for f in ("epochs", "lr", "grad_clip", "freeze_blocks", "weight_decay"):
+        for f in ("epochs", "lr", "grad_clip", "freeze_blocks", "weight_decay", "lora_rank"):
             if getattr(self, f) < 0: raise ValueError(f"TTTConfig.{f}={getattr(self, f)}; expected >= 0")
         if self.stride > self.seq_len: raise ValueError(f"TTTConfig.stride={self.stride}; expected <= seq_len={self.seq_len}")
 
@@ -216,10 +220,16 @@ def check_ttt_legal(ledger:TTTLedger)->dict: # targets, updates
     return dict(targets=len(ts), updates=len(ledger.updates))
 
 # %% ../nbs/03_eval.ipynb #bd4d5c7a
-def ttt_chunks(win:Windows, chunk_tokens:int)->list: # [(W_c,) window indices]
-    "Consecutive groups of windows, by the chunk of `chunk_tokens` targets their first scored target falls in."
+def ttt_chunks(win:Windows, chunk_tokens:int,
+               doc_starts:torch.Tensor=None, # (D,) sorted positions of the documents' first tokens: chunks restart at each (None: one document)
+              )->list:                       # [(W_c,) window indices]
+    "Consecutive groups of windows, by the chunk of `chunk_tokens` targets (counted from its document's start) their first scored target falls in."
     first = win.start + win.score_from + 1
-    _, counts = torch.unique_consecutive((first - 1) // chunk_tokens, return_counts=True)
+    if doc_starts is None or len(doc_starts) == 0: key = (first - 1) // chunk_tokens
+    else:
+        d = (torch.searchsorted(doc_starts, first, right=True) - 1).clamp(min=0)
+        key = d * (int(first.max()) + 1) + (first - doc_starts[d]).clamp(min=0) // chunk_tokens
+    _, counts = torch.unique_consecutive(key, return_counts=True)
     return list(torch.arange(len(win)).split(counts.tolist()))
 
 def _target_span(win:Windows)->tuple: # (first, last + 1) targets of a chunk's windows
@@ -232,9 +242,34 @@ def _ttt_copy(model:nn.Module, freeze_blocks:int)->tuple: # (copy, its trainable
     for n, p in m.named_parameters(): p.requires_grad_(not n.startswith(frozen))
     return m, [p for p in m.parameters() if p.requires_grad]
 
+class LoRALinear(nn.Module):
+    "A frozen layer plus a rank-r update: base(x) + x A^T B^T, B zero at (re)set, so it starts as the base."
+    def __init__(self, base:nn.Module, rank:int):
+        super().__init__()
+        self.base = base.requires_grad_(False)
+        self.A, self.B = nn.Parameter(torch.empty(rank, base.in_features)), nn.Parameter(torch.empty(base.out_features, rank))
+        self.reset(0)
+
+    def reset(self, seed:int):
+        "A ~ N(0, 1/in_features) from `seed`, B = 0."
+        with torch.no_grad():
+            self.A.copy_(torch.randn(self.A.shape, generator=torch.Generator().manual_seed(seed)) / self.A.shape[1] ** 0.5); self.B.zero_()
+
+    def forward(self, x:Tensor)->Tensor: return self.base(x) + F.linear(F.linear(x, self.A.to(x.dtype)), self.B.to(x.dtype))
+
+def _lora_copy(model:nn.Module, cfg:TTTConfig)->tuple: # (copy, its LoRALinear adapters)
+    "A deep copy of a GPT, frozen, with LoRA adapters on q and v of every block from freeze_blocks on."
+    m = copy.deepcopy(model).requires_grad_(False); adapters = []
+    for b in m.blocks[cfg.freeze_blocks:]:
+        for name in ("c_q", "c_v"):
+            setattr(b.attn, name, LoRALinear(getattr(b.attn, name), cfg.lora_rank)); adapters.append(getattr(b.attn, name))
+    return m, adapters
+
 def _ttt_optimizer(params:list, cfg:TTTConfig)->torch.optim.Optimizer:
     if cfg.optimizer == "sgd": return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum)
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+
+def _doc_of(starts:torch.Tensor, t:int)->int: return int(torch.searchsorted(starts, torch.tensor([t]), right=True)[0]) - 1 if starts is not None and len(starts) else 0
 
 def _cosine_lr(lr:float, c:int, n_chunks:int)->float: return lr * 0.5 * (1 + math.cos(math.pi * c / max(n_chunks - 1, 1)))
 
@@ -268,21 +303,33 @@ def eval_ttt(model:nn.Module,            # returns logits for ids, and the mean 
              autocast:torch.dtype=None,  # e.g. torch.bfloat16, for scoring and training
              ledger:TTTLedger=None,      # records scores and updates for check_ttt_legal
              progress:bool=False,        # progress bar over chunks
+             bos_id:int=BOS_ID,          # LoRA TTT with lora_reset: the token that starts a document
             )->dict:                     # loss, bpb, tokens, bytes, seconds, chunks, updates, chunk_nll, chunk_bytes
-    "Legal score-first TTT: per chunk, score its sliding windows, then train on the scored targets (the last chunk only scored)."
+    "Legal score-first TTT: per chunk, score its sliding windows, then train on the scored targets (every phase_chunks chunks; the last chunk only scored)."
     t0 = time.perf_counter()
     device = torch.device(device) if device is not None else next(model.parameters()).device
     tokens = _as_tokens(val_tokens, luts, device)
     win = sliding_windows(len(tokens), cfg.seq_len, cfg.stride)
-    chunks = ttt_chunks(win, cfg.chunk_tokens)
-    m, params = _ttt_copy(model, cfg.freeze_blocks)
-    m.to(device); opt = _ttt_optimizer(params, cfg)
-    scores, updates = [], 0
+    per_doc = cfg.lora_rank > 0 and cfg.lora_reset
+    starts = (tokens == bos_id).nonzero().flatten().cpu() if per_doc else None
+    chunks = ttt_chunks(win, cfg.chunk_tokens, starts)
+    if cfg.lora_rank: (m, adapters), doc = _lora_copy(model, cfg), None
+    else: m, params = _ttt_copy(model, cfg.freeze_blocks)
+    m.to(device)
+    if not cfg.lora_rank: opt = _ttt_optimizer(params, cfg)
+    scores, updates, pending = [], 0, None
     for c, idx in enumerate(progress_bar(chunks, disable=not progress, leave=False)):
+        span = _target_span(win[idx])
+        if cfg.lora_rank and (doc is None or (per_doc and _doc_of(starts, span[0]) != doc)):   # a new document: fresh adapters
+            doc = _doc_of(starts, span[0]) if per_doc else 0; pending = None
+            for a in adapters: a.reset(doc)
+            params = [p for a in adapters for p in (a.A, a.B)]; opt = _ttt_optimizer(params, cfg)
         scores.append(score_windows(m, tokens, win[idx], luts, cfg.batch_size, device, autocast))
         if ledger is not None: ledger.record_scores(win[idx])
-        if c < len(chunks) - 1 and cfg.epochs:
-            updates += _train_chunk(m, params, opt, tokens, _target_span(win[idx]), cfg, _cosine_lr(cfg.lr, c, len(chunks)), autocast, ledger)
+        pending = span if pending is None else (pending[0], span[1])
+        if c < len(chunks) - 1 and cfg.epochs and (c + 1) % cfg.phase_chunks == 0:
+            updates += _train_chunk(m, params, opt, tokens, pending, cfg, _cosine_lr(cfg.lr, c, len(chunks)), autocast, ledger)
+            pending = None
     allsc = WindowScores.cat(scores)
     return {**bpb_summary(allsc, time.perf_counter() - t0), "chunks": len(chunks), "updates": updates,
             "chunk_nll": [float(s.nll.sum()) for s in scores], "chunk_bytes": [int(s.bytes.sum()) for s in scores]}

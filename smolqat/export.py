@@ -4,11 +4,12 @@
 
 # %% auto #0
 __all__ = ['INT8_CLIP_Q', 'SCHEMES', 'KEEP_FLOAT_MAX_NUMEL', 'QUANT_FORMAT', 'ARTIFACT_MAGIC', 'ARTIFACT_VERSION',
-           'CHECKSUM_BYTES', 'COMPRESSOR_PACKAGES', 'COMPRESSORS', 'REPORT_COLUMNS', 'BUDGET_BYTES', 'percentile_clip',
-           'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8', 'dequantize_state_dict',
-           'save_artifact', 'artifact_compressor', 'read_artifact', 'load_artifact', 'tensor_bill', 'artifact_report',
-           'code_bytes', 'artifact_size', 'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy',
-           'quantize_model', 'dequantize_model_state', 'compressed_bits_per_weight']
+           'CHECKSUM_BYTES', 'COMPRESSOR_PACKAGES', 'COMPRESSORS', 'REPORT_COLUMNS', 'BUDGET_BYTES', 'LQER_SCHEMES',
+           'percentile_clip', 'int8_policy', 'quant_stats', 'quantize_state_dict', 'quantize_state_dict_int8',
+           'dequantize_state_dict', 'save_artifact', 'artifact_compressor', 'read_artifact', 'load_artifact',
+           'tensor_bill', 'artifact_report', 'code_bytes', 'artifact_size', 'build_gpt', 'roundtrip_model',
+           'export_schemes', 'qat_policy', 'add_lqer', 'quantize_model', 'dequantize_model_state',
+           'compressed_bits_per_weight']
 
 # %% ../nbs/07_export.ipynb #65cea8d0
 import io, json, lzma, re, struct, zlib
@@ -25,7 +26,7 @@ import torch.nn as nn
 from .core import atomic_write_bytes
 from .model import GPT, GPTConfig, CONTROL_PATTERNS
 from .bitlinear import BitLinear, quantize_rows, dequantize_rows, ternary_scheme, freeze_quantized
-from .gptq import MixedPolicy, named_policy, rtn_quantize, quantize_weight
+from .gptq import MixedPolicy, named_policy, rtn_quantize, quantize_weight, lqer_factors, lqer_correction, output_error
 
 # %% ../nbs/07_export.ipynb #c3068ffe
 INT8_CLIP_Q = 0.9999984  # per-row quantile of |w| that becomes the int8 clip value
@@ -88,17 +89,21 @@ def quant_stats(sd:dict, obj:dict)->dict:
     return dict(param_count=sum(t.numel() for t in sd.values()), num_tensors=len(sd), baseline_bytes=base,
                 payload_bytes=pay, payload_ratio=base / max(pay, 1), by_scheme=by_scheme, per_tensor=per_tensor)
 
-def _encode(name:str, t:torch.Tensor, scheme:str, schemes:dict, hessians:dict)->dict:
-    "One entry's tensors; gptq schemes quantize with the tensor's Hessian."
-    if not scheme.startswith("gptq"): return schemes[scheme][0](t)
+def _encode(name:str, t:torch.Tensor, scheme:str, schemes:dict, hessians:dict, sdclip:float=0.0)->dict:
+    "One entry's tensors; gptq schemes quantize with the tensor's Hessian; sdclip > 0 clips int8/gptq/rtn rows at sdclip x std(row)."
+    if scheme == "int8_row" and sdclip > 0:
+        q, s = quantize_rows(t, 8, clip=sdclip * t.detach().float().std(1), eps=0.0)
+        return dict(q=q, scale=s.half())
+    if not (scheme.startswith("gptq") or (scheme.startswith("rtn") and sdclip > 0)): return schemes[scheme][0](t)
     st = (hessians or {}).get(name)
-    q, s, _ = quantize_weight(t, scheme, None if st is None else st.H, name)
+    q, s, _ = quantize_weight(t, scheme, None if st is None else st.H, name, sdclip)
     return dict(q=q, scale=s)
 
 def quantize_state_dict(sd:dict,               # name -> tensor (a model's state_dict)
                         policy=int8_policy,    # (name, tensor) -> scheme name
                         schemes:dict=SCHEMES,  # scheme name -> (encode, decode)
                         hessians:dict=None,    # "<name>.weight" -> HessianStat, for gptq schemes (06_gptq)
+                        clip_of=None,          # name -> SDClip multiple (0: the scheme's own clip); None: none
                        )->tuple:               # (export object, stats)
     "Encode every tensor with the scheme its policy picks."
     entries = {}
@@ -106,7 +111,8 @@ def quantize_state_dict(sd:dict,               # name -> tensor (a model's state
         t = t.detach().cpu()
         scheme = policy(name, t)
         if scheme not in schemes: raise ValueError(f"policy chose scheme {scheme!r} for {name}; known schemes: {sorted(schemes)}")
-        entries[name] = dict(scheme=scheme, dtype=str(t.dtype).removeprefix("torch."), **_encode(name, t, scheme, schemes, hessians))
+        entries[name] = dict(scheme=scheme, dtype=str(t.dtype).removeprefix("torch."),
+                             **_encode(name, t, scheme, schemes, hessians, clip_of(name) if clip_of else 0.0))
     obj = dict(format=QUANT_FORMAT, entries=entries)
     return obj, quant_stats(sd, obj)
 
@@ -122,7 +128,9 @@ def dequantize_state_dict(obj:dict, schemes:dict=SCHEMES)->dict:
     out = {}
     for name, e in obj["entries"].items():
         if e["scheme"] not in schemes: raise ValueError(f"{name}: unknown scheme {e['scheme']!r}; known schemes: {sorted(schemes)}")
-        out[name] = schemes[e["scheme"]][1](e).to(getattr(torch, e["dtype"])).contiguous()
+        w = schemes[e["scheme"]][1](e)
+        if "lqer_aq" in e: w = w.float() + lqer_correction(e)   # an LQER correction stored with the entry (add_lqer)
+        out[name] = w.to(getattr(torch, e["dtype"])).contiguous()
     return out
 
 # %% ../nbs/07_export.ipynb #18dd19a2
@@ -346,14 +354,37 @@ def qat_policy(model:nn.Module, fallback=int8_policy):
     modes = {f"{n}.weight": m.weight_mode for n, m in model.named_modules() if isinstance(m, BitLinear) and m.weight_mode != "fp"}
     return lambda name, t: ("ternary" if modes[name] == "ternary" else f"{modes[name]}_qat") if name in modes else fallback(name, t)
 
+LQER_SCHEMES = ("int8_row", *(f"{m}{k}" for m in ("gptq", "rtn") for k in range(2, 9)))  # per-row int entries an LQER correction may patch
+
+def add_lqer(obj:dict,          # export object (quantize_state_dict), patched in place
+             sd:dict,           # the state dict it encodes
+             hessians:dict,     # "<name>.weight" -> HessianStat; a tensor without one is weighted plainly
+             policy:MixedPolicy,
+            )->list:            # the patched names, best first
+    "LQER factors (06_gptq) on the policy's lqer_tensors per-row int matrices whose relative output error a rank-lqer_rank correction cuts the most."
+    if not policy.lqer_rank: return []
+    gains = {}
+    for name, e in obj["entries"].items():
+        if e["scheme"] not in LQER_SCHEMES: continue
+        W, Wq = sd[name].detach().float().cpu(), dequantize_rows(e["q"], e["scale"]).float()
+        st = (hessians or {}).get(name)
+        H = st.H if st is not None else torch.eye(W.shape[1])
+        f = lqer_factors(W - Wq, policy.lqer_rank, H.diagonal(), name=name)
+        gains[name] = (output_error(W, Wq, H) - output_error(W, Wq + lqer_correction(f), H), f)
+    best = sorted(gains, key=lambda n: -gains[n][0])[:policy.lqer_tensors]
+    for name in best: obj["entries"][name].update(gains[name][1])
+    return best
+
 def quantize_model(model:nn.Module,           # a GPT (anything with .cfg and a state_dict)
                    hessians:dict=None,        # "<name>.weight" -> HessianStat (06_gptq.capture_hessians); gptq specs need them
                    policy:MixedPolicy=None,   # spec per category (06_gptq); None: the baseline int8 export
                   )->tuple:                   # (export object, stats)
     "Export object of a model: QAT layers with the quantizer they trained with, every other tensor as `policy` says."
-    policy = policy or named_policy("int8")
+    policy, sd = policy or named_policy("int8"), model.state_dict()
     scheme_of = lambda n, t: "int8_row" if (s := policy.spec(n, t)) == "int8" else s   # the spec int8 is the baseline int8_row scheme
-    return quantize_state_dict(model.state_dict(), qat_policy(model, fallback=scheme_of), export_schemes(model.cfg), hessians)
+    obj, stats = quantize_state_dict(sd, qat_policy(model, fallback=scheme_of), export_schemes(model.cfg), hessians, policy.clip_k)
+    patched = add_lqer(obj, sd, hessians, policy) if policy.lqer_rank else []
+    return (obj, {**quant_stats(sd, obj), "lqer": patched}) if patched else (obj, stats)
 
 def dequantize_model_state(obj:dict, config:dict)->dict:
     "State dict back from an export object of a model with config `config`."

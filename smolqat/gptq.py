@@ -6,7 +6,7 @@
 __all__ = ['CLIP_PERCENTILES', 'SD_CLIPS', 'CATEGORIES', 'QuantResult', 'row_quantiles', 'clip_scales', 'candidate_errors',
            'rtn_quantize', 'HessianStat', 'linear_input', 'capture_hessians', 'prepare_hessian', 'gptq_blocks',
            'gptq_quantize', 'output_error', 'loader_calibration', 'sample_calibration', 'tensor_category', 'parse_spec',
-           'MixedPolicy', 'named_policy', 'quantize_weight']
+           'MixedPolicy', 'named_policy', 'quantize_weight', 'lqer_factors', 'lqer_correction']
 
 # %% ../nbs/06_gptq.ipynb #2d64a5af
 import logging, warnings
@@ -98,14 +98,24 @@ def _accumulate(stats:dict, name:str):
         st.xtx.addmm_(x.T, x); st.n += x.shape[0]
     return hook
 
+def _tied_head_hook(stats:dict, name:str):
+    "Forward hook on the final norm: its output is what a tied head's weight multiplies."
+    def hook(module, args, out):
+        x = out.detach().float().reshape(-1, out.shape[-1])
+        st = stats.setdefault(name, HessianStat(torch.zeros(x.shape[1], x.shape[1], device=x.device)))
+        st.xtx.addmm_(x.T, x); st.n += x.shape[0]
+    return hook
+
 def capture_hessians(model:nn.Module,        # any module holding nn.Linear layers
                      batches,                # iterable of (B, T) token batches (calibration data)
                      select=None,            # (name, module) -> bool; default: every nn.Linear
+                     tied_head:bool=False,   # also the tied head's input (the output of model.final_norm) as "tok_emb.weight"
                     )->dict:                 # "<name>.weight" -> HessianStat, on CPU
     "H = XᵀX of every selected linear layer's input over `batches`, via forward pre-hooks."
     select = select or (lambda name, m: isinstance(m, nn.Linear))
     stats, device, was_training = {}, next(model.parameters()).device, model.training
     hooks = [m.register_forward_pre_hook(_accumulate(stats, f"{n}.weight")) for n, m in model.named_modules() if select(n, m)]
+    if tied_head: hooks.append(model.final_norm.register_forward_hook(_tied_head_hook(stats, "tok_emb.weight")))
     try:
         model.eval()
         with torch.no_grad():
@@ -262,11 +272,18 @@ class MixedPolicy:
     other: str = "int8"                # any other matrix
     keep_float_max_numel: int = 4096   # float tensors this small (or not 2-D) are stored fp16
     control_patterns: tuple = CONTROL_PATTERNS  # name parts of control tensors, stored fp32
+    sdclip: float = 0.0                # SDClip: gptq/rtn matrices clip each row at sdclip x std(row) instead of searching (0: search; the records: 12.85 at int6)
+    embed_sdclip: float = 0.0          # the same for the embed category, int8 included (0: its own clip; the records: 20 at int8)
+    lqer_rank: int = 0                 # LQER: a rank-r int4 correction of the quantization error on lqer_tensors matrices (0: off; the records: 4)
+    lqer_tensors: int = 3              # how many matrices get one: those whose output error it cuts the most
 
     def __post_init__(self):
         for c in CATEGORIES:
             try: parse_spec(getattr(self, c))
             except ValueError as e: raise ValueError(f"MixedPolicy.{c}: {e}") from None
+        for f in ("sdclip", "embed_sdclip"):
+            if getattr(self, f) < 0: raise ValueError(f"MixedPolicy.{f}={getattr(self, f)}: expected 0 (off) or a multiple k > 0 of each row's std")
+        if self.lqer_rank < 0 or self.lqer_tensors < 1: raise ValueError(f"MixedPolicy.lqer_rank={self.lqer_rank}, lqer_tensors={self.lqer_tensors}: expected a rank >= 0 (0: off) and >= 1 tensors")
 
     @property
     def needs_hessians(self)->bool: return any(parse_spec(getattr(self, c))[0] == "gptq" for c in CATEGORIES)
@@ -278,6 +295,10 @@ class MixedPolicy:
         if t.ndim != 2 or t.numel() <= self.keep_float_max_numel: return "fp16"
         return getattr(self, tensor_category(name))
 
+    def clip_k(self, name:str)->float:
+        "The SDClip multiple for a tensor's rows (0: its spec's own clip)."
+        return self.embed_sdclip if tensor_category(name) == "embed" else self.sdclip
+
 def named_policy(name:str)->MixedPolicy:
     "Preset policies: int8 (baseline), gptq<k>, rtn<k> (attention and MLP at k bits), mixed (attn gptq6, MLP gptq5)."
     if name == "int8": return MixedPolicy("int8", "int8", "int8", "int8", keep_float_max_numel=65_536)
@@ -287,14 +308,35 @@ def named_policy(name:str)->MixedPolicy:
     if method not in ("gptq", "rtn"): raise ValueError(f"quantization={name!r}: expected 'int8', 'mixed', 'gptq<k>' or 'rtn<k>' (k in 2..8)")
     return MixedPolicy(attn=name, mlp=name)
 
-def quantize_weight(W:Tensor,      # (rows, cols) weight
-                    spec:str,      # gptq<k> | rtn<k>
-                    H:Tensor=None, # (cols, cols) Hessian, required by gptq
-                    name:str="W",  # for error messages
+def quantize_weight(W:Tensor,        # (rows, cols) weight
+                    spec:str,        # gptq<k> | rtn<k>
+                    H:Tensor=None,   # (cols, cols) Hessian, required by gptq
+                    name:str="W",    # for error messages
+                    sdclip:float=0,  # > 0: the one clip k x std(row) (SDClip) instead of the clip search
                    )->QuantResult:
     "One matrix quantized as its spec says."
     method, bits = parse_spec(spec)
-    if method == "rtn": return rtn_quantize(W, bits)
+    clips = dict(percentiles=(), sds=(sdclip,)) if sdclip > 0 else {}
+    if method == "rtn": return rtn_quantize(W, bits, **clips)
     if method != "gptq": raise ValueError(f"{name}: spec {spec!r} is not a per-row int method (gptq<k> or rtn<k>)")
     if H is None: raise ValueError(f"{name}: spec {spec!r} needs a Hessian; capture them with capture_hessians(model, calibration batches)")
-    return gptq_quantize(W, H, bits)
+    return gptq_quantize(W, H, bits, **clips)
+
+# %% ../nbs/06_gptq.ipynb #e2b11667
+def lqer_factors(E:Tensor,          # (rows, cols) quantization error W - Wq
+                 rank:int,          # r
+                 hdiag:Tensor=None, # (cols,) diag of the input Hessian: weight the SVD by the inputs' scale (None: plain)
+                 bits:int=4,        # code width of the factors
+                 name:str="W",      # for the error message
+                )->dict:            # lqer_aq (rows, r), lqer_as (rows,), lqer_bq (r, cols), lqer_bs (r,): per-row int codes and fp16 scales
+    "A rank-r correction A B of E, from the SVD of E diag(sqrt(hdiag)), stored as per-row int-`bits` factors."
+    if not 1 <= rank <= min(E.shape): raise ValueError(f"lqer_rank={rank}: {name} {tuple(E.shape)} has rank at most {min(E.shape)}")
+    d = torch.ones(E.shape[1]) if hdiag is None else hdiag.float().clamp_min(1e-12).sqrt()
+    U, S, Vh = torch.linalg.svd(E.float() * d, full_matrices=False)
+    root = S[:rank].sqrt()
+    (qa, sa, _), (qb, sb, _) = rtn_quantize(U[:, :rank] * root, bits), rtn_quantize(root[:, None] * Vh[:rank] / d, bits)
+    return dict(lqer_aq=qa, lqer_as=sa, lqer_bq=qb, lqer_bs=sb)
+
+def lqer_correction(e:dict)->Tensor: # (rows, cols) fp32 A B
+    "The correction an entry's LQER factors hold."
+    return dequantize_rows(e["lqer_aq"], e["lqer_as"]).float() @ dequantize_rows(e["lqer_bq"], e["lqer_bs"]).float()

@@ -18,6 +18,7 @@ from torch import Tensor
 from .core import changed_fields, check_types, config_from
 from .bitlinear import BitLinear, QuantConfig, check_quant_options
 from .record import SmearGate, BigramHash, ValueEmbedding, xsa, window_mask, flash_window_attend
+from .leaderboard import AttnGate, LEADERBOARD_FIELDS, check_leaderboard, layer_schedule
 try: from flash_attn import flash_attn_func, flash_attn_varlen_func  # optional, GPU only
 except ImportError: flash_attn_func = flash_attn_varlen_func = None
 
@@ -87,6 +88,11 @@ class GPTConfig:
     causal: bool = True                 # False: bidirectional attention within each sample (an encoder, 11_ime)
     n_out: int = 0                      # classes of the output head (0: vocab_size); another size needs tie_embeddings=False
     doc_bos: int = -1                   # documents: every token of this id (the BOS) starts a packed sample, so attention and the look-back layers stop there (-1: off)
+    parallel_from: int = -1             # blocks from this index on run attention and MLP side by side on the same input (01c_leaderboard; -1: off)
+    recur_layers: list = field(default_factory=list)  # consecutive blocks run recur_times times per forward while recurrence is on (01c_leaderboard; []: off)
+    recur_times: int = 2                # passes through recur_layers
+    attn_gate_dim: int = 0              # a sigmoid gate per head on the attention output, read from the first attn_gate_dim input channels (0: off)
+    smear_bos: int = -1                 # SmearGate and BigramHash restart at every token of this id (the BOS) without masking attention (-1: off)
 
     @property
     def head_dim(self)->int: return self.n_embd // self.n_head
@@ -108,9 +114,13 @@ class GPTConfig:
                  f"False when n_out={self.n_out} differs from vocab_size={self.vocab_size}", self.tie_embeddings)
         check_quant_options("GPTConfig", self)
         if self.record_changed: _check_record(self)
+        if self.leaderboard_changed: check_leaderboard(self)
 
     @property
     def record_changed(self)->bool: return any(f in RECORD_FIELDS for f in changed_fields(self))   # a record field off its default
+
+    @property
+    def leaderboard_changed(self)->bool: return any(f in LEADERBOARD_FIELDS for f in changed_fields(self))   # a leaderboard field off its default
 
     @property
     def quantized(self)->bool: return self.weight_mode != "fp" or self.act_bits > 0
@@ -253,6 +263,7 @@ class CausalSelfAttention(nn.Module):
         self.sinks, self.use_xsa = cfg.sink_tokens if self.window else 0, layer >= cfg.n_layer - cfg.xsa_last
         self.causal = cfg.causal
         if layer in cfg.ve_layers: self.ve_scale = nn.Parameter(torch.ones(1))
+        self.gate = AttnGate(cfg.attn_gate_dim, cfg.n_head) if cfg.attn_gate_dim else None
 
     def _heads(self, t:Tensor, n:int)->Tensor: return t.reshape(*t.shape[:2], n, self.head_dim).transpose(1, 2)
 
@@ -268,6 +279,7 @@ class CausalSelfAttention(nn.Module):
         k = apply_rotary_emb(F.rms_norm(k, (self.head_dim,)), cos, sin)
         y = attend(q, k, v, self.backend, pack, self.window, self.sinks, self.causal)
         if self.use_xsa: y = xsa(y, v)
+        if self.gate is not None: y = self.gate(x, y)
         return self.proj(y.transpose(1, 2).flatten(2))
 
 # %% ../nbs/01b_model.ipynb #9aa33b45
@@ -283,7 +295,7 @@ class MLP(nn.Module):
         return self.proj((F.relu(h) if self.slope == 0 else F.leaky_relu(h, self.slope)).square())
 
 CONTROL_PATTERNS = ("attn_scale", "mlp_scale", "resid_mix", "q_gain", "skip_weights",   # name parts of the control tensors: gains, gates and scales,
-                    "smear.gate", "bigram.scale", "value_embed.scale", "ve_scale")      # kept fp32, trained by AdamW, exported unquantized
+                    "smear.gate", "bigram.scale", "value_embed.scale", "ve_scale", "attn.gate")  # kept fp32, trained by AdamW, exported unquantized
 EMBED_PATTERNS = ("tok_emb", "lm_head", "bigram.embed", "value_embed.embed")          # name parts of the token tables (int8 in the export policies)
 
 class Block(nn.Module):
@@ -296,6 +308,7 @@ class Block(nn.Module):
         self.attn_scale, self.mlp_scale = nn.Parameter(torch.ones(C)), nn.Parameter(torch.ones(C))
         self.resid_mix = nn.Parameter(torch.stack((torch.ones(C), torch.zeros(C))))
         self.ln_scale = 1 / math.sqrt(layer + 1) if cfg.ln_scale else None
+        self.parallel = 0 <= cfg.parallel_from <= layer
 
     def _normed(self, norm:RMSNorm, x:Tensor)->Tensor:
         "norm(x), times 1/sqrt(layer + 1) with the LN scale on."
@@ -304,8 +317,8 @@ class Block(nn.Module):
     def forward(self, x:Tensor, x0:Tensor, cos:Tensor, sin:Tensor, pack:dict=None, ve:Tensor=None)->Tensor: # x, x0 (B, T, n_embd)
         mix = self.resid_mix.to(x.dtype)
         x = mix[0] * x + mix[1] * x0
-        x = x + self.attn_scale.to(x.dtype) * self.attn(self._normed(self.attn_norm, x), cos, sin, pack, ve)
-        return x + self.mlp_scale.to(x.dtype) * self.mlp(self._normed(self.mlp_norm, x))
+        a = x + self.attn_scale.to(x.dtype) * self.attn(self._normed(self.attn_norm, x), cos, sin, pack, ve)
+        return a + self.mlp_scale.to(x.dtype) * self.mlp(self._normed(self.mlp_norm, x if self.parallel else a))
 
 # %% ../nbs/01b_model.ipynb #0cc5b7bb
 def packed_layout(reset_mask:Tensor, # (B, T) bool, True at the first token of each packed sample
@@ -343,6 +356,7 @@ class GPT(nn.Module):
         self.final_norm = RMSNorm()
         self.rotary = Rotary(cfg.rope_dims or cfg.head_dim, cfg.block_size, cfg.rope_base)
         self.lm_head = None if cfg.tie_embeddings else _linear(linear_factory, cfg, cfg.n_embd, cfg.n_out or cfg.vocab_size, "lm_head", cfg.n_layer)
+        self.recur_on = bool(cfg.recur_layers)   # depth recurrence switched on (the trainer may start with it off: TrainConfig.recur_start_frac)
         self._init_weights()
 
     def _init_weights(self):
@@ -361,19 +375,19 @@ class GPT(nn.Module):
 
     def _embed(self, idx:Tensor, pack:dict=None, embed_add:Tensor=None)->Tensor:
         "x0: the token embedding (plus BigramHash and `embed_add`), RMS-normed, then SmearGate; packed samples never see the one before."
-        starts = None if pack is None else pack["starts"]
+        starts = pack["starts"] if pack is not None else (idx == self.cfg.smear_bos) if self.cfg.smear_bos >= 0 else None
         x = self.tok_emb(idx) if embed_add is None else self.tok_emb(idx) + embed_add
         if self.bigram is not None: x = x + self.bigram(idx, starts)
         x = F.rms_norm(x, (self.cfg.n_embd,))
         return x if self.smear is None else self.smear(x, starts)
 
     def _run_blocks(self, x0:Tensor, cos:Tensor, sin:Tensor, pack:dict=None, ve:Tensor=None)->Tensor:
-        "U-Net pass: encoder blocks push their outputs, decoder blocks pop them (LIFO) before running."
+        "U-Net pass: encoder blocks push their outputs, decoder blocks pop them (LIFO) before running; a recurrent span's repeats touch no skip."
         x, skips = x0, []
-        for i, block in enumerate(self.blocks):
-            if i >= self.n_enc and skips: x = x + self.skip_weights[i - self.n_enc].to(x.dtype) * skips.pop()
-            x = block(x, x0, cos, sin, pack, ve if i in self.cfg.ve_layers else None)
-            if i < self.n_enc: skips.append(x)
+        for i, first in layer_schedule(len(self.blocks), self.cfg.recur_layers, self.cfg.recur_times, self.recur_on):
+            if first and i >= self.n_enc and skips: x = x + self.skip_weights[i - self.n_enc].to(x.dtype) * skips.pop()
+            x = self.blocks[i](x, x0, cos, sin, pack, ve if i in self.cfg.ve_layers else None)
+            if first and i < self.n_enc: skips.append(x)
         return x
 
     def features(self, idx:Tensor, reset_mask:Tensor|None=None, embed_add:Tensor|None=None)->Tensor: # (B, T, n_embd)

@@ -122,6 +122,15 @@ def row_normalize_(O:Tensor,           # (n, rows, cols) orthogonalized directio
     R = Of / (v.sqrt() + eps)[..., None]
     return (R * (Of.norm(dim=(-2, -1), keepdim=True) / R.norm(dim=(-2, -1), keepdim=True).clamp(min=eps))).to(O.dtype)
 
+def _row_normalize(state:dict, ps:list, O:Tensor, beta:float)->Tensor:
+    "row_normalize_ with each parameter's running row mean square (optimizer state 'row_ms', fp32)."
+    for p in ps:
+        if "row_ms" not in state[p]: state[p]["row_ms"] = torch.zeros(p.shape[0], device=p.device)
+    v = torch.stack([state[p]["row_ms"] for p in ps])
+    O = row_normalize_(O, v, beta)
+    for p, row in zip(ps, v): state[p]["row_ms"].copy_(row)
+    return O
+
 class Muon(torch.optim.Optimizer):
     "MomentUm Orthogonalized by Newton-Schulz, for 2D hidden matrices; same-shape matrices share one batched NS call."
     def __init__(self, params,
@@ -171,17 +180,8 @@ class Muon(torch.optim.Optimizer):
         coeffs = polar_express_coeffs(group["ns_steps"]) if group["ns"] == "polar" else None
         O, mine = sharded_newtonschulz(upd, group["ns_steps"], _ns_dtype(group["ns_dtype"], ps[0].device), rank, world, coeffs)
         self.ns_matrices += mine
-        if group["row_norm"]: O = self._row_normalize(ps, O, group["row_beta"])
+        if group["row_norm"]: O = _row_normalize(self.state, ps, O, group["row_beta"])
         apply_update_(ps, O, group["lr"], group["weight_decay"])
-
-    def _row_normalize(self, ps:list, O:Tensor, beta:float)->Tensor:
-        "row_normalize_ with each parameter's running row mean square (state 'row_ms', fp32)."
-        for p in ps:
-            if "row_ms" not in self.state[p]: self.state[p]["row_ms"] = torch.zeros(p.shape[0], device=p.device)
-        v = torch.stack([self.state[p]["row_ms"] for p in ps])
-        O = row_normalize_(O, v, beta)
-        for p, row in zip(ps, v): self.state[p]["row_ms"].copy_(row)
-        return O
 
     @torch.no_grad()
     def step(self, closure=None):
