@@ -20,7 +20,7 @@ import numpy as np
 import torch
 import sentencepiece as spm
 from .core import atomic_write_bytes, build_once
-from .casemark import case_encode, case_decode, MARKERS, TITLE, ESC
+from .casemark import case_encode, case_decode, MARKERS, ESCAPED, TITLE
 
 # %% ../nbs/00a_data.ipynb #0b15c2f8
 VAL_WORKS = {"shakespeare": ("troilus_and_cressida", "twelfth_night", "two_gentlemen_of_verona", "winters_tale")}
@@ -132,7 +132,7 @@ def train_tokenizer(text:str,             # training text
             vocab_size=vocab_size, model_type="bpe", normalization_rule_name="identity", remove_extra_whitespaces=False,
             add_dummy_prefix=False, byte_fallback=True, character_coverage=1.0, split_digits=True,
             allow_whitespace_only_pieces=True, max_sentence_length=1 << 15, unk_id=0, bos_id=BOS_ID, eos_id=-1,
-            pad_id=-1, num_threads=1, minloglevel=2, **(dict(user_defined_symbols=list(MARKERS)) if case else {}))
+            pad_id=-1, num_threads=1, minloglevel=2, **(dict(user_defined_symbols=[*MARKERS, *ESCAPED]) if case else {}))
     except RuntimeError as e: raise ValueError(f"sentencepiece could not train vocab_size={vocab_size}: {e}") from None
     return Tokenizer(path) if newline_symbol else spm.SentencePieceProcessor(model_file=str(path))
 
@@ -179,8 +179,8 @@ def byte_rule(tok:Tokenizer)->str:
 def _piece_bytes(piece:str)->int: return len(piece.replace("\u2581", " ").replace(NL, "\n").encode("utf-8"))
 
 def _piece_entry(piece:str, rule:str)->tuple:
-    "(base bytes, leading space, boundary) of a normal (not byte, not control) piece under `rule`; a case marker stands for no byte, except ESC, which carries the 3 bytes of the marker it escapes."
-    if piece in MARKERS: return (len(ESC.encode()) if piece == ESC else 0), False, False
+    "(base bytes, leading space, boundary) of a normal (not byte, not control) piece under `rule`; a case marker stands for no byte, an escaped one for the literal's."
+    if piece in MARKERS or piece in ESCAPED: return (3 if piece in ESCAPED else 0), False, False
     lead = piece.startswith("\u2581")
     body = piece[1:] if lead else piece
     if rule == "challenge": return len(body.encode("utf-8")), lead, False
