@@ -92,19 +92,18 @@ def linear_input(module:nn.Module, x:Tensor)->Tensor:
     "What the layer's weight multiplies: the input, RMS-normalised first for a BitLinear with `quant_pre_norm`."
     return F.rms_norm(x, (x.size(-1),)) if getattr(module, "quant_pre_norm", False) else x
 
+def _add_xtx(stats:dict, name:str, x:Tensor):
+    "Add the rows of x (n, cols) to stats[name]'s XᵀX and count."
+    st = stats.setdefault(name, HessianStat(torch.zeros(x.shape[1], x.shape[1], device=x.device)))
+    st.xtx.addmm_(x.T, x); st.n += x.shape[0]
+
 def _accumulate(stats:dict, name:str):
-    def hook(module, args):
-        x = linear_input(module, args[0]).detach().float().reshape(-1, module.in_features)
-        st = stats.setdefault(name, HessianStat(torch.zeros(module.in_features, module.in_features, device=x.device)))
-        st.xtx.addmm_(x.T, x); st.n += x.shape[0]
+    def hook(module, args): _add_xtx(stats, name, linear_input(module, args[0]).detach().float().reshape(-1, module.in_features))
     return hook
 
 def _tied_head_hook(stats:dict, name:str):
     "Forward hook on the final norm: its output is what a tied head's weight multiplies."
-    def hook(module, args, out):
-        x = out.detach().float().reshape(-1, out.shape[-1])
-        st = stats.setdefault(name, HessianStat(torch.zeros(x.shape[1], x.shape[1], device=x.device)))
-        st.xtx.addmm_(x.T, x); st.n += x.shape[0]
+    def hook(module, args, out): _add_xtx(stats, name, out.detach().float().reshape(-1, out.shape[-1]))
     return hook
 
 def capture_hessians(model:nn.Module,        # any module holding nn.Linear layers
