@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from .core import progress_bar
-from .core import check_types
+from .core import check_types, time_calls
 from .data import ByteLUTs, token_bytes, BOS_ID
 from torch import Tensor
 
@@ -295,6 +295,26 @@ def _train_chunk(model:nn.Module, params:list, opt, tokens:torch.Tensor, span:tu
             if ledger is not None: ledger.record_update(lo + b * cfg.seq_len, lo + e * cfg.seq_len)
     return n
 
+def _ttt_plan(tokens:Tensor, cfg:TTTConfig, bos_id:int)->tuple: # (windows, chunks, starts); starts None unless LoRA resets per document
+    "The stream's sliding windows grouped into TTT chunks (cut at document starts when LoRA adapters reset per document)."
+    win = sliding_windows(len(tokens), cfg.seq_len, cfg.stride)
+    starts = (tokens == bos_id).nonzero().flatten().cpu() if cfg.lora_rank > 0 and cfg.lora_reset else None
+    return win, ttt_chunks(win, cfg.chunk_tokens, starts), starts
+
+def _ttt_setup(model:nn.Module, cfg:TTTConfig, device)->tuple: # (m, adapters, params, opt); LoRA: adapters, and params/opt None until a document starts
+    "The copy TTT adapts, on `device`: its trainable weights and their optimizer, or frozen weights with LoRA adapters."
+    if cfg.lora_rank:
+        m, adapters = _lora_copy(model, cfg)
+        return m.to(device), adapters, None, None
+    m, params = _ttt_copy(model, cfg.freeze_blocks)
+    return m.to(device), None, params, _ttt_optimizer(params, cfg)
+
+def _fresh_adapters(adapters:list, doc:int, cfg:TTTConfig)->tuple: # (params, opt)
+    "The LoRA adapters reset for document `doc`, their parameters and a new optimizer over them."
+    for a in adapters: a.reset(doc)
+    params = [p for a in adapters for p in (a.A, a.B)]
+    return params, _ttt_optimizer(params, cfg)
+
 def eval_ttt(model:nn.Module,            # returns logits for ids, and the mean loss for (ids, targets); not modified
              val_tokens,                 # (n,) validation stream starting with BOS
              luts:ByteLUTs,              # byte LUTs of the tokenizer
@@ -309,27 +329,19 @@ def eval_ttt(model:nn.Module,            # returns logits for ids, and the mean 
     t0 = time.perf_counter()
     device = torch.device(device) if device is not None else next(model.parameters()).device
     tokens = _as_tokens(val_tokens, luts, device)
-    win = sliding_windows(len(tokens), cfg.seq_len, cfg.stride)
-    per_doc = cfg.lora_rank > 0 and cfg.lora_reset
-    starts = (tokens == bos_id).nonzero().flatten().cpu() if per_doc else None
-    chunks = ttt_chunks(win, cfg.chunk_tokens, starts)
-    if cfg.lora_rank: (m, adapters), doc = _lora_copy(model, cfg), None
-    else: m, params = _ttt_copy(model, cfg.freeze_blocks)
-    m.to(device)
-    if not cfg.lora_rank: opt = _ttt_optimizer(params, cfg)
-    scores, updates, pending = [], 0, None
+    win, chunks, starts = _ttt_plan(tokens, cfg, bos_id)
+    m, adapters, params, opt = _ttt_setup(model, cfg, device)
+    scores, updates, pending, doc = [], 0, None, None
     for c, idx in enumerate(progress_bar(chunks, disable=not progress, leave=False)):
         span = _target_span(win[idx])
-        if cfg.lora_rank and (doc is None or (per_doc and _doc_of(starts, span[0]) != doc)):   # a new document: fresh adapters
-            doc = _doc_of(starts, span[0]) if per_doc else 0; pending = None
-            for a in adapters: a.reset(doc)
-            params = [p for a in adapters for p in (a.A, a.B)]; opt = _ttt_optimizer(params, cfg)
+        if adapters and (d := _doc_of(starts, span[0]) if starts is not None else 0) != doc:   # a new document: fresh adapters
+            doc, pending = d, None
+            params, opt = _fresh_adapters(adapters, doc, cfg)
         scores.append(score_windows(m, tokens, win[idx], luts, cfg.batch_size, device, autocast))
         if ledger is not None: ledger.record_scores(win[idx])
         pending = span if pending is None else (pending[0], span[1])
         if c < len(chunks) - 1 and cfg.epochs and (c + 1) % cfg.phase_chunks == 0:
             updates += _train_chunk(m, params, opt, tokens, pending, cfg, _cosine_lr(cfg.lr, c, len(chunks)), autocast, ledger)
             pending = None
-    allsc = WindowScores.cat(scores)
-    return {**bpb_summary(allsc, time.perf_counter() - t0), "chunks": len(chunks), "updates": updates,
+    return {**bpb_summary(WindowScores.cat(scores), time.perf_counter() - t0), "chunks": len(chunks), "updates": updates,
             "chunk_nll": [float(s.nll.sum()) for s in scores], "chunk_bytes": [int(s.bytes.sum()) for s in scores]}

@@ -19,10 +19,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from .core import atomic_write_bytes, check_types
+from .core import atomic_write_bytes, check_types, time_calls
 from .model import GPT, GPTConfig
 from .bitlinear import freeze_quantized
-from .train import TrainConfig, train, append_metrics, read_metrics, load_checkpoint, load_latest_checkpoint
+from .trainconfig import TrainConfig
+from .train import train
+from .checkpoint import append_metrics, read_metrics, load_checkpoint, load_latest_checkpoint, ckpt_file
 from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo, evenly, _TONE_MARKS as TONE_MARKS
 
 # %% ../nbs/11_ime.ipynb #c0278e33
@@ -445,8 +447,7 @@ def ime_legal(data:IMEData, opts:IMEOptions)->np.ndarray:
 
 def load_ime_model(path, legal)->IMEModel:
     "An IMEModel from a train_ime checkpoint (run folder or file), frozen, with the given legal set."
-    p = Path(path); p = p / "ckpt.pt" if p.is_dir() else p
-    ck = load_checkpoint(p)
+    ck = load_checkpoint(ckpt_file(path))
     sd = ck["model"]
     hints = "untied" if "hint_embed.weight" in sd else "tied" if "hint_none" in sd else "off"
     m = IMEModel(GPTConfig(**ck["model_config"]), legal, hints)
@@ -529,9 +530,4 @@ def fused_scores(model:IMEModel, pairs:list, lm:KneserNey, lm_weight:float=0.5, 
     return ime_scores([fused_decode(s, t, lm, legal, lm_weight, beam) for (s, _), t in zip(pairs, predict_topk(model, pairs, k, seq_len))], pairs)
 
 # %% ../nbs/11_ime.ipynb #fc2d51fb
-def median_ms(f, n:int=50)->float:
-    "The median wall time of n calls of f(), in milliseconds, after 5 warm-up calls."
-    for _ in range(5): f()
-    times = []
-    for _ in range(n): t = time.perf_counter(); f(); times.append(time.perf_counter() - t)
-    return 1000 * float(np.median(times))
+def median_ms(f, n:int=50)->float: return 1000 * time_calls(f, n, warmup=5)   # ms per call, median of n after 5 warm-up calls

@@ -10,10 +10,11 @@ __all__ = ['IME_FORMAT', 'IME_POLICY', 'LETTERS', 'INITIALS', 'MEDIALS', 'FIRST_
            'Converter', 'format_window', 'main', 'window_text', 'ime_widget', 'block_latency']
 
 # %% ../nbs/11a_ime_serve.ipynb #8f4d3e27
-import argparse, html, re, sys, time
+import argparse, html, re, sys
 from dataclasses import asdict, dataclass
 import numpy as np
 import torch
+from .core import call_times
 from .model import GPTConfig
 from .bitlinear import freeze_quantized
 from .export import quantize_model, save_artifact, read_artifact, dequantize_model_state
@@ -404,11 +405,6 @@ def block_latency(f,               # the call to time, f()
                   n:int=50,        # calls per block
                  )->dict:          # p50_ms, p95_ms of the quietest block; block_p50_ms of every block
     "Milliseconds per call of f(): the p50 and p95 of the block of n calls with the lowest p50, after 5 warm-up calls."
-    for _ in range(5): f()
-    runs = []
-    for _ in range(blocks):
-        t = []
-        for _ in range(n): t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)
-        runs.append(1000 * np.array(t))
+    runs = [1000 * np.array(call_times(f, n, warmup=5 if b == 0 else 0)) for b in range(blocks)]
     best = min(runs, key=np.median)
     return dict(p50_ms=float(np.median(best)), p95_ms=float(np.percentile(best, 95)), block_p50_ms=[float(np.median(r)) for r in runs])

@@ -17,7 +17,12 @@ import torch.distributed as dist
 from .core import atomic_write_bytes, changed_fields, check_types, rank_world
 from .data import open_data, Tokenizer, build_byte_luts, load_val_tokens, token_bytes, decoded_bytes, TokenLoader
 from .model import GPT, GPTConfig
-from .train import TrainConfig, train, load_spec, _init_distributed, check_vocab, resolve_device, autocast_dtype, averaged_model, log_line, format_final_lines
+from .trainconfig import TrainConfig
+from .train import train, check_vocab, resolve_device
+from .launch import load_spec, _init_distributed
+from .speed import autocast_dtype
+from .averages import averaged_model
+from .trainlog import log_line, format_final_lines
 from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig
 from .gptq import MixedPolicy, named_policy, parse_spec, capture_hessians, loader_calibration, sample_calibration
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS
@@ -229,7 +234,7 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "record": ("SmearGate", "BigramHash", "ValueEmbedding", "xsa", "_window_attend", "_check_record"),
     "leaderboard": ("AttnGate", "check_leaderboard", "recur_on_at", "set_recurrence", "warm_variants"),
     "case": ("case_encode", "case_decode", "_mark_word", "_unmark"),
-    "flash": ("_flash_attend", "_flash_varlen_attend"),
+    "flash": ("flash_attend", "_flash_varlen_attend"),
     "packing": ("packed_layout",),
     "distill": ("distill_loss",),
     "rows": ("TriangleRows",),

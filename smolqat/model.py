@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['ATTN_BACKENDS', 'RECORD_FIELDS', 'LINEAR_ROLES', 'ZERO_INIT_ROLES', 'CONTROL_PATTERNS', 'EMBED_PATTERNS', 'GPTConfig',
            'CastedLinear', 'make_linear', 'is_fp_island', 'RMSNorm', 'Rotary', 'apply_rotary_emb', 'check_attn_backend',
-           'attend', 'CausalSelfAttention', 'MLP', 'Block', 'packed_layout', 'cu_seqlens', 'GPT', 'count_params']
+           'attend', 'CausalSelfAttention', 'MLP', 'Block', 'row_samples', 'packed_layout', 'cu_seqlens', 'GPT',
+           'count_params']
 
 # %% ../nbs/01b_model.ipynb #eb88b200
 import math
@@ -17,7 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor
 from .core import changed_fields, check_types, config_from
 from .bitlinear import BitLinear, QuantConfig, check_quant_options
-from .record import SmearGate, BigramHash, ValueEmbedding, xsa, window_mask, flash_window_attend
+from .record import SmearGate, BigramHash, ValueEmbedding, xsa, window_mask, flash_window_attend, flash_attend, _on_cuda
 from .leaderboard import AttnGate, LEADERBOARD_FIELDS, check_leaderboard, layer_schedule
 try: from flash_attn import flash_attn_func, flash_attn_varlen_func  # optional, GPU only
 except ImportError: flash_attn_func = flash_attn_varlen_func = None
@@ -204,17 +205,6 @@ def check_attn_backend(backend:str):
     if flash_attn_func is None: raise RuntimeError("GPTConfig.attn_backend='flash' needs the flash-attn package (not installed); use attn_backend='sdpa'")
     if not torch.cuda.is_available(): raise RuntimeError("GPTConfig.attn_backend='flash' needs a CUDA device; use attn_backend='sdpa'")
 
-def _on_cuda(q:Tensor):
-    "flash-attn's kernels run on CUDA tensors only."
-    if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
-
-def _flash_attend(q:Tensor, k:Tensor, v:Tensor, causal:bool=True)->Tensor:
-    "flash-attn path: (B, T, H, D) layout, bf16/fp16 only, GQA native."
-    _on_cuda(q)
-    dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
-    y = flash_attn_func(*(t.transpose(1, 2).to(dt) for t in (q, k, v)), causal=causal)
-    return y.transpose(1, 2).to(q.dtype)
-
 def _flash_varlen_attend(q:Tensor, k:Tensor, v:Tensor, pack:dict, causal:bool=True)->Tensor:
     "flash-attn varlen path for packed rows: the (B*T) tokens as independent sequences cut at cu_seqlens."
     _on_cuda(q)
@@ -236,7 +226,7 @@ def attend(q:Tensor,           # (B, n_head, T, head_dim)
           )->Tensor:           # (B, n_head, T, head_dim)
     "Grouped-query attention softmax(q k^T / sqrt(d) + causal mask) v (no causal mask when `causal` is False); block-diagonal per sample when packed."
     if window: return _window_attend(q, k, v, backend, pack, window, sinks)
-    if backend == "flash": return _flash_attend(q, k, v, causal) if pack is None else _flash_varlen_attend(q, k, v, pack, causal)
+    if backend == "flash": return flash_attend(q, k, v, causal) if pack is None else _flash_varlen_attend(q, k, v, pack, causal)
     gqa = k.size(1) != q.size(1)
     if pack is None: return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=pack["mask"], enable_gqa=gqa)
@@ -321,18 +311,21 @@ class Block(nn.Module):
         return a + self.mlp_scale.to(x.dtype) * self.mlp(self._normed(self.mlp_norm, x if self.parallel else a))
 
 # %% ../nbs/01b_model.ipynb #0cc5b7bb
+def row_samples(reset_mask:Tensor, # (B, T) bool, True at the first token of each packed sample
+               )->tuple:           # starts (B, T) bool, seg (B, T) each token's sample index in its row, pos (B, T) its position in that sample
+    "The packed samples of each row: where each starts (column 0 always does), and each token's sample and position within it."
+    starts = reset_mask.bool().clone(); starts[:, 0] = True
+    idx = torch.arange(starts.size(1), device=starts.device).expand_as(starts)
+    return starts, starts.long().cumsum(1) - 1, idx - torch.where(starts, idx, 0).cummax(1).values
+
 def packed_layout(reset_mask:Tensor, # (B, T) bool, True at the first token of each packed sample
                   causal:bool=True,  # False: the mask lets every token see its whole sample
                  )->dict:            # starts (B, T) bool, positions (B, T), mask (B, 1, T, T) bool
     "Per-sample positions and block-diagonal (causal) mask of packed rows; shapes fixed by (B, T), so it compiles without breaks."
     if reset_mask.ndim != 2: raise ValueError(f"reset_mask: expected (B, T) bools, got shape {tuple(reset_mask.shape)}")
-    B, T = reset_mask.shape
-    starts = reset_mask.bool().clone(); starts[:, 0] = True
-    idx = torch.arange(T, device=starts.device).expand(B, T)
-    positions = idx - torch.where(starts, idx, 0).cummax(1).values
-    doc = starts.long().cumsum(1)
-    mask = doc[:, :, None] == doc[:, None, :]
-    if causal: mask = mask & (idx[:, :, None] >= idx[:, None, :])
+    starts, seg, positions = row_samples(reset_mask)
+    mask = seg[:, :, None] == seg[:, None, :]
+    if causal: mask = mask & (positions[:, :, None] >= positions[:, None, :])   # within one sample, as by index
     return dict(starts=starts, positions=positions, mask=mask[:, None])
 
 def cu_seqlens(starts:Tensor)->tuple: # (cu_seqlens (S+1,) int32, max_seqlen): flash-attn varlen's view of packed rows

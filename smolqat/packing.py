@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from torch import Tensor
 from .data import NL, VAL_WORKS, load_works
+from .model import row_samples
 
 # %% ../nbs/08_packing.ipynb #31ce475f
 IGNORE_ID = -100  # target id that F.cross_entropy (and so GPT.forward) skips
@@ -310,12 +311,8 @@ def segment_layout(reset_mask:Tensor, # (B, T) bool, True at each sample's first
                    valid_mask:Tensor, # (B, T) bool, False on padding
                   )->tuple:           # seg (B, T) index of the sample in its row, pos (B, T) within it, length (B, T) of it
     "Per-token sample index, position within the sample, and the sample's number of valid tokens."
-    B, T = reset_mask.shape
-    starts = reset_mask.bool().clone(); starts[:, 0] = True
-    idx = torch.arange(T, device=starts.device).expand(B, T)
-    seg = starts.long().cumsum(1) - 1
-    pos = idx - torch.where(starts, idx, 0).cummax(1).values
-    length = torch.zeros(B, T, dtype=torch.long, device=seg.device).scatter_add_(1, seg, valid_mask.long()).gather(1, seg)
+    _, seg, pos = row_samples(reset_mask)
+    length = torch.zeros(reset_mask.shape, dtype=torch.long, device=seg.device).scatter_add_(1, seg, valid_mask.long()).gather(1, seg)
     return seg, pos, length
 
 def segments_with_user(user_mask:Tensor, reset_mask:Tensor)->Tensor: # (B, T) bool

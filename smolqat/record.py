@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['BIGRAM_MULTS', 'shift_prev', 'SmearGate', 'bigram_hash', 'BigramHash', 'ValueEmbedding', 'xsa', 'window_mask',
-           'lse_combine', 'flash_window_attend']
+           'lse_combine', 'flash_attend', 'flash_window_attend']
 
 # %% ../nbs/01a_record.ipynb #e13001b8
 import math
@@ -106,22 +106,32 @@ def lse_combine(y1:Tensor, lse1:Tensor, # (B, H, T, D) output and (B, H, T) log-
     w1, w2 = torch.exp(lse1 - m)[..., None], torch.exp(lse2 - m)[..., None]
     return (w1 * y1 + w2 * y2) / (w1 + w2)
 
-def _flash(q:Tensor, k:Tensor, v:Tensor, window:int=-1, causal:bool=True)->tuple: # (y, lse) in (B, H, T, D), (B, H, T)
-    "flash_attn_func on (B, H, T, D) tensors in bf16, returning the output and the log-sum-exp of the scores."
+def _on_cuda(q:Tensor):
+    "flash-attn's kernels run on CUDA tensors only."
+    if not q.is_cuda: raise RuntimeError("attn_backend='flash' needs CUDA tensors; move the model to the GPU or use 'sdpa'")
+    if flash_attn_func is None: raise RuntimeError("attn_backend='flash' needs the flash-attn package (not installed); use 'sdpa'")
+
+def flash_attend(q:Tensor, k:Tensor, v:Tensor, # (B, H, T, D), (B, H_kv, T_k, D) x2: GQA native
+                 causal:bool=True,
+                 window:int=-1,                # >= 0, causal: keys at most this far back
+                 lse:bool=False,               # also return the (B, H, T) log-sum-exp of the scores
+                ):                             # y (B, H, T, D), or (y, lse)
+    "flash_attn_func on (B, H, T, D) tensors, in bf16 unless they are fp16 or bf16 already."
+    _on_cuda(q)
     dt = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
-    y, lse, _ = flash_attn_func(*(t.transpose(1, 2).to(dt) for t in (q, k, v)), causal=causal,
-                                window_size=(window, 0) if causal else (-1, -1), return_attn_probs=True)
-    return y.transpose(1, 2).to(q.dtype), lse.float()
+    out = flash_attn_func(*(t.transpose(1, 2).to(dt) for t in (q, k, v)), causal=causal,
+                          window_size=(window, 0) if causal else (-1, -1), return_attn_probs=lse)
+    if not lse: return out.transpose(1, 2).to(q.dtype)
+    return out[0].transpose(1, 2).to(q.dtype), out[1].float()
 
 def flash_window_attend(q:Tensor, k:Tensor, v:Tensor, # (B, H, T, D), (B, H_kv, T, D) x2, CUDA
                         window:int, sinks:int,
                        )->Tensor:                     # (B, H, T, D)
     "Sliding-window attention with sink tokens on flash-attn: a window pass and a sink pass merged by log-sum-exp."
     T = q.size(2)
-    if not q.is_cuda or flash_attn_func is None: raise RuntimeError("flash_window_attend needs flash-attn and CUDA tensors; use the SDPA path (window_mask)")
-    y_win, lse_win = _flash(q, k, v, window)
+    y_win, lse_win = flash_attend(q, k, v, window=window, lse=True)
     if sinks == 0 or T <= window + 1: return y_win
-    y_snk, lse_snk = _flash(q, k[:, :, :sinks], v[:, :, :sinks], causal=False)
+    y_snk, lse_snk = flash_attend(q, k[:, :, :sinks], v[:, :, :sinks], causal=False, lse=True)
     y = lse_combine(y_win, lse_win, y_snk, lse_snk)
     y[:, :, :window + 1] = y_win[:, :, :window + 1]          # the window still holds every sink
     lo, hi = window + 1, min(T, window + sinks)              # queries that see some sinks in the window and some outside

@@ -458,6 +458,14 @@ def _drive(todo:list, ex, bar, poll_s:float, token:str, shares, *args):
         bar.set_postfix_str(", ".join(f"{k}={v}" for k, v in n.items()) + (f" | {live}" if live else ""))
 
 # %% ../nbs/09_sweep.ipynb #7d5cf5f0
+def _local_shares(workers, devices, n:int)->tuple: # (workers, queue.Queue of machine shares)
+    "The local executor's workers for n runs, and a queue of their shares of the machine (threads, GPUs)."
+    gpus = visible_gpus() if devices is None else [str(d) for d in devices]
+    workers = resolve_workers(workers, gpus, n)
+    shares = queue.Queue()
+    for s in machine_shares(workers, gpus=gpus): shares.put(s)
+    return workers, shares
+
 def run_sweep(notebook,              # papermill notebook with a parameters cell
               params,                # list of dicts (one per run) or grid dict {name: [values]}
               out_dir,               # one folder per run under it, and results.csv
@@ -477,22 +485,16 @@ def run_sweep(notebook,              # papermill notebook with a parameters cell
              )->pd.DataFrame:        # this sweep's rows of collect(out_dir), in sweep order
     "Execute `notebook` once per parameter set into out_dir/<run_id>/, skipping finished runs; return the results table."
     runs = plan_runs(notebook, params, out_dir, fixed, cwd, seeds, seed_param)
-    todo = _todo(runs, rerun_failed)
-    if todo:
-        shares = None
-        if executor == "local":
-            gpus = visible_gpus() if devices is None else [str(d) for d in devices]
-            workers = resolve_workers(workers, gpus, len(todo))
-            shares = queue.Queue()
-            for s in machine_shares(workers, gpus=gpus): shares.put(s)
-        ex = make_executor(executor, workers, out_dir, slurm)
-        bar = progress_bar(total=len(runs), initial=len(runs) - len(todo), desc="sweep", unit="run", disable=not progress)
-        try:
-            with logging_redirect_tqdm([_log], type(bar)) if progress else nullcontext():  # warnings above the bar, not through it
-                _drive(todo, ex, bar, poll_s, uuid.uuid4().hex, shares, run_info(), kernel_name, timeout)
-        finally:
-            bar.close()
-            if isinstance(ex, ThreadPoolExecutor) and ex is not executor: ex.shutdown(wait=False, cancel_futures=True)
+    if not (todo := _todo(runs, rerun_failed)): return sweep_table(out_dir, runs)
+    workers, shares = _local_shares(workers, devices, len(todo)) if executor == "local" else (workers, None)
+    ex = make_executor(executor, workers, out_dir, slurm)
+    bar = progress_bar(total=len(runs), initial=len(runs) - len(todo), desc="sweep", unit="run", disable=not progress)
+    try:
+        with logging_redirect_tqdm([_log], type(bar)) if progress else nullcontext():  # warnings above the bar, not through it
+            _drive(todo, ex, bar, poll_s, uuid.uuid4().hex, shares, run_info(), kernel_name, timeout)
+    finally:
+        bar.close()
+        if isinstance(ex, ThreadPoolExecutor) and ex is not executor: ex.shutdown(wait=False, cancel_futures=True)
     return sweep_table(out_dir, runs)
 
 def _todo(runs:list, rerun_failed:bool)->list:

@@ -44,7 +44,7 @@ def papermill_baseline(run_name:str, replica:dict, backend:str, cpu:bool)->Path:
 
 def step_times(run_dir:Path)->list:
     "Training seconds at the end of each step, from the run's metrics.jsonl (log_every 1)."
-    from smolqat.train import read_metrics
+    from smolqat.checkpoint import read_metrics
     return [r["elapsed"] for r in read_metrics(run_dir / "metrics.jsonl") if "train_loss" in r]
 
 def flops_per_token(cfg:dict)->float:

@@ -26,7 +26,7 @@ def spec(run_dir:Path, seconds:float)->dict:
 def worker(config:str):
     "Under torchrun: train the spec in `config`, then write this rank's final step to run_dir/rank{k}.json."
     from smolqat.core import init_distributed
-    from smolqat.train import run_from_config
+    from smolqat.launch import run_from_config
     import smolqat, torch.distributed as dist
     s = json.loads(Path(config).read_text())
     rank, _ = init_distributed("gloo")
