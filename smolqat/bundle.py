@@ -318,7 +318,7 @@ def minify_source(src:str, keep=())->str:
     return out
 
 # %% ../nbs/07a_bundle.ipynb #d508f661
-def bundle(entries:list,          # "module:name" the run calls, e.g. ["train:main"]; the first is called under __main__
+def bundle(entries:list,          # "module:name" the run calls, e.g. ["launch:main"]; the first is called under __main__
            out,                   # the file to write (the compressed form when compress=True)
            defaults:dict=None,    # the run's spec baked in: {model, train, data, run_dir}; `--config FILE` overrides it
            compress:bool=False,   # write the lzma+base85 self-extracting form to `out`

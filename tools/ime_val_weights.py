@@ -2,6 +2,7 @@
 
     python tools/ime_val_weights.py runs/ime_fp_e4
     python tools/ime_val_weights.py runs/ime_fp_e4 --table 0 0.05 0.1 0.2 --trigram 0.3 0.5 0.7 1.0
+    python tools/ime_val_weights.py runs/ime_fp_e6 --table --order 4      # the n-gram of order 4 in the trigram's place
 
 A weight picked on one half of VAL is then scored on the other half, so the choice is not fitted to the lines it is
 reported on. The run's data options are read from its metrics.json; the trigram is built over TRAIN as train_ime
@@ -27,7 +28,8 @@ def main(argv=None)->int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", type=Path, help="a train_ime run folder (ckpt.pt, metrics.json)")
     ap.add_argument("--table", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2], help="phrase-table weights (0: the model alone)")
-    ap.add_argument("--trigram", type=float, nargs="*", default=[0.3, 0.5, 0.7, 1.0], help="trigram weights")
+    ap.add_argument("--trigram", type=float, nargs="*", default=[0.3, 0.5, 0.7, 1.0], help="weights of the character n-gram (the trigram by default)")
+    ap.add_argument("--order", type=int, default=3, help="the character n-gram's order (train_ime's lm_order)")
     a = ap.parse_args(argv)
     if not (a.run / "metrics.json").is_file(): sys.exit(f"{a.run}: no metrics.json (a finished train_ime run folder)")
     data, rec = run_data(a.run)
@@ -40,11 +42,11 @@ def main(argv=None)->int:
         for h, ps in halves.items():
             print(f"table   {h:>4} lines:", {w: pct(r) for w, r in lexicon_scores(model, ps, table, a.table, rec["options"]["seq_len"]).items()}, flush=True)
     if a.trigram:
-        lm, _ = ngram_baseline(all_pairs(data.split("train")), data, 3)
+        lm, _ = ngram_baseline(all_pairs(data.split("train")), data, a.order)
         legal = model.legal.cpu().numpy()
         for h, ps in halves.items():
             top = predict_topk(model, ps, 4, rec["options"]["seq_len"])
-            print(f"trigram {h:>4} lines:", {w: pct(ime_scores([fused_decode(s, t, lm, legal, w, 8) for (s, _), t in zip(ps, top)], ps)) for w in a.trigram}, flush=True)
+            print(f"{a.order}-gram  {h:>4} lines:", {w: pct(ime_scores([fused_decode(s, t, lm, legal, w, 8) for (s, _), t in zip(ps, top)], ps)) for w in a.trigram}, flush=True)
     return 0
 
 
