@@ -93,7 +93,7 @@ def chewing_scores(data,                # IMEData (prepare_ime)
                    chew:Chewing=None,   # default: Chewing.open()
                   )->dict:              # ime_scores of libchewing on the split, or None without libchewing
     "libchewing's character accuracy and exact sentences on a split, cached in the data folder."
-    from smolqat.ime import all_pairs, spread, ime_scores
+    from smolqat.ime_baselines import all_pairs, spread, ime_scores
     path = Path(data.root) / f"chewing_{split}_{lines}.json"
     if path.exists(): return json.loads(path.read_text())
     chew = chew or Chewing.open()

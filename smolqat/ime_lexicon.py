@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 from .ime_data import IMEVocab, is_cjk, is_syllable, ime_corpus, word_rows
-from .ime import IMEModel, per_line, ime_scores
+from .ime import IMEModel, per_line
+from .ime_baselines import ime_scores
 
 # %% ../nbs/11_ime_lexicon.ipynb #c27aaedb
 @dataclass

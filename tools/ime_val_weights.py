@@ -11,7 +11,8 @@ builds it (11_ime ngram_baseline), the table as train_ime does (libchewing's phr
 import argparse, json, sys
 from pathlib import Path
 from smolqat.ime_data import prepare_ime
-from smolqat.ime import load_ime_model, all_pairs, ngram_baseline, fused_decode, predict_topk, ime_scores
+from smolqat.ime import load_ime_model, fused_decode, predict_topk
+from smolqat.ime_baselines import all_pairs, ngram_baseline, ime_scores
 from smolqat.ime_lexicon import chewing_table, lexicon_scores
 
 
