@@ -37,14 +37,15 @@ def config_from(cls,            # a dataclass, e.g. GPTConfig
 # %% ../nbs/00_core.ipynb #7573668e
 TEST_PRESET = "tiny"   # the preset nbdev-test runs in place of a notebook's default
 
-def apply_preset(ns:dict,       # the notebook's parameters, e.g. globals(); None where the preset decides
-                 presets:dict,  # preset name -> {parameter: value}
-                 preset:str,    # the preset asked for
-                 default:str,   # the notebook's default preset, run as TEST_PRESET under nbdev-test
-                )->str:         # the preset applied
-    "Fill every parameter of `ns` that is missing or None from presets[preset] (under nbdev-test the default preset becomes TEST_PRESET)."
-    if os.environ.get("IN_TEST") and preset == default and TEST_PRESET in presets:
-        print(f"nbdev-test (IN_TEST set): preset {TEST_PRESET!r} in place of the default {default!r}"); preset = TEST_PRESET
+def apply_preset(ns:dict,              # the notebook's parameters, e.g. globals(); None where the preset decides
+                 presets:dict,         # preset name -> {parameter: value}
+                 preset:str,           # the preset asked for
+                 default:str,          # the notebook's default preset, run as TEST_PRESET when testing
+                 testing:bool=False,   # the notebook runs under nbdev-test
+                )->str:                # the preset applied
+    "Fill every parameter of `ns` that is missing or None from presets[preset] (when testing, the default preset becomes TEST_PRESET)."
+    if testing and preset == default and TEST_PRESET in presets:
+        print(f"nbdev-test: preset {TEST_PRESET!r} in place of the default {default!r}"); preset = TEST_PRESET
     if preset not in presets: raise ValueError(f"preset={preset!r}: expected one of {list(presets)}")
     for k, v in presets[preset].items():
         if ns.get(k) is None: ns[k] = v
