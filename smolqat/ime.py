@@ -6,7 +6,7 @@
 __all__ = ['NOT_LEGAL', 'HINTS', 'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces',
            'pack_greedy', 'lay_rows', 'typo_legal', 'IMELoader', 'per_line', 'predict', 'typo_pairs', 'toneless',
            'toneless_legal', 'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model',
-           'check_resumable', 'train_ime', 'predict_topk', 'fused_decode', 'fused_scores', 'median_ms']
+           'check_resumable', 'train_ime', 'predict_topk', 'fused_decode', 'fused_scores']
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
 import io
@@ -17,7 +17,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
-from .core import atomic_write_bytes, check_types, time_calls
+from .core import atomic_write_bytes, check_types
 from .model import GPT, GPTConfig
 from .bitlinear import freeze_quantized
 from .trainconfig import TrainConfig
@@ -403,6 +403,3 @@ def fused_scores(model:IMEModel, pairs:list, lm:KneserNey, lm_weight:float=0.5, 
     "ime_scores of the model fused with the n-gram model over `pairs`."
     legal = model.legal.cpu().numpy()
     return ime_scores([fused_decode(s, t, lm, legal, lm_weight, beam) for (s, _), t in zip(pairs, predict_topk(model, pairs, k, seq_len))], pairs)
-
-# %% ../nbs/11_ime.ipynb #fc2d51fb
-def median_ms(f, n:int=50)->float: return 1000 * time_calls(f, n, warmup=5)   # ms per call, median of n after 5 warm-up calls
