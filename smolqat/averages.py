@@ -9,7 +9,8 @@ __all__ = ['make_averages', 'update_averages', 'averaged_model']
 import copy
 from torch import nn
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
-from .model import GPT, GPTConfig
+from .model import GPT
+from .gptconfig import GPTConfig
 from .checkpoint import load_checkpoint, ckpt_file
 from .trainconfig import TrainConfig
 

@@ -10,7 +10,8 @@ import ctypes, ctypes.util, json, tempfile
 from pathlib import Path
 import numpy as np
 from .core import atomic_write_bytes
-from .ime_data import NOT_SCORED, is_syllable
+from .ime_data import NOT_SCORED
+from .readings import is_syllable
 from .ime_serve import bopomofo_to_keys, bopomofo_text
 
 # %% ../nbs/11b_chewing.ipynb #185a79ad

@@ -24,7 +24,8 @@ import pandas as pd
 import torch
 import torch.nn as nn
 from .core import atomic_write_bytes
-from .model import GPT, GPTConfig, CONTROL_PATTERNS
+from .model import GPT, CONTROL_PATTERNS
+from .gptconfig import GPTConfig
 from .bitlinear import BitLinear, quantize_rows, dequantize_rows, ternary_scheme, freeze_quantized
 from .gptq import MixedPolicy, named_policy, rtn_quantize, quantize_weight, lqer_factors, lqer_correction, output_error
 

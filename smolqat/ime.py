@@ -6,7 +6,8 @@
 __all__ = ['NOT_LEGAL', 'HINTS', 'masked_ce', 'ime_model_config', 'IMEModel', 'legal_csr', 'candidate_argmax', 'split_pieces',
            'pack_greedy', 'lay_rows', 'typo_legal', 'IMELoader', 'per_line', 'predict', 'typo_pairs', 'toneless',
            'toneless_legal', 'tone_drop_legal', 'ime_metrics', 'IMEOptions', 'ime_legal', 'load_ime_model',
-           'check_resumable', 'train_ime', 'predict_topk', 'fused_decode', 'fused_scores']
+           'check_resumable', 'train_ime', 'predict_topk', 'fused_decode', 'fused_scores', 'IMEEnsemble',
+           'load_ensemble']
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
 import io
@@ -18,12 +19,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch import Tensor
 from .core import atomic_write_bytes, check_types
-from .model import GPT, GPTConfig
+from .model import GPT
+from .gptconfig import GPTConfig
 from .bitlinear import freeze_quantized
 from .trainconfig import TrainConfig
 from .train import train
 from .checkpoint import append_metrics, read_metrics, load_checkpoint, load_latest_checkpoint, ckpt_file
-from .ime_data import NOT_SCORED, UNK, IMEData, is_syllable, typo_neighbors, add_typo, _TONE_MARKS as TONE_MARKS
+from .ime_data import NOT_SCORED, UNK, IMEData, typo_neighbors, add_typo
+from .readings import is_syllable, TONE_MARKS
 from .ime_baselines import all_pairs, spread, ime_scores, KneserNey, lm_beam
 
 # %% ../nbs/11_ime.ipynb #11e2aa88
@@ -403,3 +406,33 @@ def fused_scores(model:IMEModel, pairs:list, lm:KneserNey, lm_weight:float=0.5, 
     "ime_scores of the model fused with the n-gram model over `pairs`."
     legal = model.legal.cpu().numpy()
     return ime_scores([fused_decode(s, t, lm, legal, lm_weight, beam) for (s, _), t in zip(pairs, predict_topk(model, pairs, k, seq_len))], pairs)
+
+# %% ../nbs/11_ime.ipynb #7b9147ed
+class IMEEnsemble(nn.Module):
+    "Several IMEModels scored as one: the mean of their legal-masked log-probabilities."
+    def __init__(self, models:list):
+        super().__init__()
+        m0 = models[0]
+        for i, m in enumerate(models[1:], 1):
+            if m.cfg.n_out != m0.cfg.n_out or m.legal.shape != m0.legal.shape or not torch.equal(m.legal, m0.legal):
+                raise ValueError(f"IMEEnsemble: member {i} has another vocabulary or legal set than member 0 ({tuple(m.legal.shape)} vs {tuple(m0.legal.shape)})")
+        self.members, self.cfg, self.hints = nn.ModuleList(models), m0.cfg, m0.hints
+        self.register_buffer("legal", m0.legal, persistent=False)
+
+    def forward(self, idx:Tensor, reset_mask:Tensor=None, hints:Tensor=None, legal:Tensor=None)->Tensor: # (B, T, n_chars) mean log-probs
+        return torch.stack([torch.log_softmax(m(idx, reset_mask=reset_mask, hints=hints, legal=legal), -1) for m in self.members]).mean(0)
+
+    @torch.inference_mode()
+    def predict_ids(self, idx:Tensor, reset_mask:Tensor=None, hints:Tensor=None, legal:Tensor=None)->Tensor: # (B, T) character ids
+        return self(idx, reset_mask, hints, legal).argmax(-1)
+
+def load_ensemble(model:IMEModel, paths:list)->IMEEnsemble:
+    "`model` and the encoders of other train_ime runs (folders or checkpoint files) of the same vocabulary, as one IMEEnsemble."
+    members = [model]
+    for p in paths:
+        c = load_checkpoint(ckpt_file(p))["model_config"]
+        if (c["vocab_size"], c["n_out"]) != (model.cfg.vocab_size, model.cfg.n_out):
+            raise ValueError(f"{p}: an encoder of another vocabulary ({c['vocab_size']} inputs, {c['n_out']} characters; "
+                             f"this one has {model.cfg.vocab_size} and {model.cfg.n_out}): train it with the same data options")
+        members.append(load_ime_model(p, model.legal.cpu()).to(model.legal.device))
+    return IMEEnsemble(members)

@@ -10,7 +10,8 @@ __all__ = ['STEPS', 'PhraseTable', 'phrase_table', 'chewing_table', 'lattice_dec
 from dataclasses import dataclass, field
 import numpy as np
 import torch
-from .ime_data import IMEVocab, is_cjk, is_syllable, ime_corpus, word_rows
+from .ime_data import IMEVocab, ime_corpus, word_rows
+from .readings import is_cjk, is_syllable
 from .ime import IMEModel, per_line
 from .ime_baselines import ime_scores
 

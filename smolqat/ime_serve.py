@@ -15,11 +15,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 from .core import call_times
-from .model import GPTConfig
+from .gptconfig import GPTConfig
 from .bitlinear import freeze_quantized
 from .export import quantize_model, save_artifact, read_artifact, dequantize_model_state
 from .gptq import MixedPolicy
-from .ime_data import IMEVocab, UNK, DACHEN, is_syllable, _TONE_MARKS as TONE_MARKS
+from .ime_data import IMEVocab, UNK, DACHEN
+from .readings import is_syllable, TONE_MARKS
 from .ime import IMEModel, NOT_LEGAL, legal_csr, fused_decode
 from .ime_baselines import KneserNey
 from .ime_lexicon import PhraseTable, lattice_decode, lexicon_phrases, table_to_tensors, table_from_tensors

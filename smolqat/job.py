@@ -16,7 +16,8 @@ import torch
 import torch.distributed as dist
 from .core import atomic_write_bytes, changed_fields, check_types, rank_world
 from .data import open_data, Tokenizer, build_byte_luts, load_val_tokens, token_bytes, decoded_bytes, TokenLoader
-from .model import GPT, GPTConfig
+from .model import GPT
+from .gptconfig import GPTConfig
 from .trainconfig import TrainConfig
 from .train import train, check_vocab, resolve_device
 from .launch import load_spec, _init_distributed

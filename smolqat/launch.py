@@ -13,7 +13,8 @@ import torch.distributed as dist
 from torch import nn
 from .core import atomic_write_bytes, init_distributed, launch_torchrun, rank_world, time_calls
 from .data import Tokenizer, build_byte_luts, load_val_tokens, open_data
-from .model import GPT, GPTConfig
+from .model import GPT
+from .gptconfig import GPTConfig
 from .muon import build_optimizers
 from .rows import train_loader, micro_batches, _batch_to
 from .trainconfig import TrainConfig

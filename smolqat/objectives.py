@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor
 from .core import check_types
-from .data import read_shard
+from .shards import read_shard
 from .packing import IGNORE_ID, PackedBatch, as_sample, check_pack_args, iter_packed_batches
 from .packing import segment_layout, segments_with_user
 

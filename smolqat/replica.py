@@ -9,7 +9,8 @@ __all__ = ['iter_docs', 'build_replica', 'embedded_replica', 'main']
 import argparse, json, shutil, tempfile
 from pathlib import Path
 from .core import build_once, progress_bar
-from .data import Tokenizer, check_tokenizer, export_docs, load_works, read_shard
+from .data import Tokenizer, check_tokenizer, export_docs, load_works
+from .shards import read_shard
 from .data import tokenizer_training_docs, train_challenge_tokenizer
 
 # %% ../nbs/00b_replica.ipynb #60aa3a4f

@@ -16,7 +16,8 @@ import argparse, ast, json, math, os, re, shlex, shutil, statistics, sys, tempfi
 from datetime import datetime, timezone
 from pathlib import Path
 from .core import project_path
-from .sweep import flatten, notebook_parameters, read_notebook
+from .results import flatten
+from .sweep import notebook_parameters, read_notebook
 
 # %% ../nbs/09a_submit.ipynb #c0603c58
 RUN_FILES = ("metrics.json", "train.log")  # what a run folder of nbs/train_gpt.ipynb must hold

@@ -19,7 +19,8 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from .core import progress_bar, atomic_write_bytes, rank_world
 from .data import ByteLUTs, TokenLoader
-from .model import GPT, GPTConfig
+from .model import GPT
+from .gptconfig import GPTConfig
 from .bitlinear import BitLinear, set_quant_alpha, qat_alpha, distill_loss
 from .muon import build_optimizers
 from .eval import eval_bpb

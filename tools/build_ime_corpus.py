@@ -445,7 +445,7 @@ def chewing_words(rows:list)->str:
 
 def read_chewing(folder:Path)->list:
     "Rows (phrase, reading, frequency) of libchewing's phrase table in `folder`, read by smolqat.ime_data."
-    try: from smolqat.ime_data import read_chewing_table
+    try: from smolqat.readings import read_chewing_table
     except ImportError as e: sys.exit(f"libchewing's phrase table is read by smolqat.ime_data.read_chewing_table ({e})")
     rows = read_chewing_table(folder / "index_tree.dat", folder / "dictionary.dat")
     if not rows: raise ValueError(f"no phrases in {folder}/index_tree.dat")

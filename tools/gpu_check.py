@@ -77,7 +77,8 @@ def flash_vs_sdpa(cuda:bool, flash:bool)->dict:
     "Logits of one baseline-shaped GPT with flash-attn and with SDPA on the same weights, bf16 on the GPU."
     if not (cuda and flash): return dict(skipped="no CUDA" if not cuda else "flash-attn not importable")
     import torch
-    from smolqat.model import GPT, GPTConfig
+    from smolqat.model import GPT
+    from smolqat.gptconfig import GPTConfig
     torch.manual_seed(0)
     cfg = dict(vocab_size=1024, n_layer=9, n_embd=512, n_head=8, n_kv_head=4, block_size=1024)
     a, b = GPT(GPTConfig(**cfg, attn_backend="sdpa")).cuda(), GPT(GPTConfig(**cfg, attn_backend="flash")).cuda()

@@ -19,7 +19,8 @@ from smolqat.data import open_data, load_val_tokens, build_byte_luts, Tokenizer,
 from smolqat.eval import eval_bpb
 from smolqat.export import quantize_model, save_artifact, roundtrip_model, dequantize_state_dict
 from smolqat.gptq import named_policy, capture_hessians, loader_calibration, output_error
-from smolqat.model import GPT, GPTConfig
+from smolqat.model import GPT
+from smolqat.gptconfig import GPTConfig
 from smolqat.checkpoint import load_checkpoint
 
 POLICIES = {  # name -> MixedPolicy changes on top of the run's own quantization (gptq6 for the demo)
