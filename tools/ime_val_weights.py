@@ -3,6 +3,7 @@
     python tools/ime_val_weights.py runs/ime_fp_e4
     python tools/ime_val_weights.py runs/ime_fp_e4 --table 0 0.05 0.1 0.2 --trigram 0.3 0.5 0.7 1.0
     python tools/ime_val_weights.py runs/ime_fp_e6 --table --order 4      # the n-gram of order 4 in the trigram's place
+    python tools/ime_val_weights.py runs/ime_fp_e8 --table --order 4 --trigram 0.5 --ensemble runs/ime_fp_e6   # two encoders as one
 
 A weight picked on one half of VAL is then scored on the other half, so the choice is not fitted to the lines it is
 reported on. The run's data options are read from its metrics.json; the trigram is built over TRAIN as train_ime
@@ -11,7 +12,7 @@ builds it (11_ime ngram_baseline), the table as train_ime does (libchewing's phr
 import argparse, json, sys
 from pathlib import Path
 from smolqat.ime_data import prepare_ime
-from smolqat.ime import load_ime_model, fused_decode, predict_topk
+from smolqat.ime import load_ime_model, load_ensemble, fused_decode, predict_topk
 from smolqat.ime_baselines import all_pairs, ngram_baseline, ime_scores
 from smolqat.ime_lexicon import chewing_table, lexicon_scores
 
@@ -31,10 +32,12 @@ def main(argv=None)->int:
     ap.add_argument("--table", type=float, nargs="*", default=[0.0, 0.05, 0.1, 0.2], help="phrase-table weights (0: the model alone)")
     ap.add_argument("--trigram", type=float, nargs="*", default=[0.3, 0.5, 0.7, 1.0], help="weights of the character n-gram (the trigram by default)")
     ap.add_argument("--order", type=int, default=3, help="the character n-gram's order (train_ime's lm_order)")
+    ap.add_argument("--ensemble", type=Path, nargs="*", default=[], help="other train_ime run folders scored with this one as one encoder (train_ime's ensemble)")
     a = ap.parse_args(argv)
     if not (a.run / "metrics.json").is_file(): sys.exit(f"{a.run}: no metrics.json (a finished train_ime run folder)")
     data, rec = run_data(a.run)
     model = load_ime_model(a.run, data.legal)
+    if a.ensemble: model = load_ensemble(model, a.ensemble)
     val = all_pairs(data.split("val"))
     halves = dict(even=val[0::2], odd=val[1::2])
     pct = lambda r: round(100 * r["char_acc"], 2)
