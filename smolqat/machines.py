@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 # %% ../nbs/09c_machines.ipynb #07d6d322
-AUTO_THREADS_PER_RUN = 1  # workers="auto" without GPUs: threads each run gets (the benchmark at the end of this notebook)
+AUTO_THREADS_PER_RUN = 1  # workers="auto" without GPUs: threads each run gets (09_sweep's benchmark)
 
 def usable_cores(env:dict=None)->int:
     "CPU cores this process may use: its affinity mask, capped by OMP_NUM_THREADS when set (a budget given from outside)."
