@@ -26,8 +26,9 @@ from .results import sweep_table
 
 # %% ../nbs/09_sweep.ipynb #0bdae1dc
 FIXTURE_PARAMS = 'x = 1\nseed = 0\nfail = False\nfail_if = ""\nsleep = 0.0\nwork = 0.0\nout_dir = "runs"\nrun_name = "fixture"'
-FIXTURE_BODY = """import json, os, sys, time
+FIXTURE_BODY = """import json, sys, time
 from pathlib import Path
+from smolqat.core import progress_kind
 c0 = time.process_time()
 while time.process_time() - c0 < work: sum(i * i for i in range(10000))   # CPU-bound stand-in for training
 time.sleep(sleep)
@@ -39,7 +40,7 @@ with open(d / "metrics.jsonl", "w") as f:
 if fail or (fail_if and (Path(out_dir) / fail_if).exists()): raise ValueError(f"fixture asked to fail (x={x})")
 (d / "metrics.json").write_text(json.dumps(dict(results=dict(y=x * x, nested=dict(half=x / 2), loss=x + (seed % 3 - 1) / 10))))
 Path("cwd.txt").write_text(str(Path.cwd())); Path("python.txt").write_text(sys.executable)
-Path("progress.txt").write_text(os.environ.get("SMOLQAT_PROGRESS", ""))"""
+Path("progress.txt").write_text(progress_kind(in_kernel=True, parent=""))   # a widget unless SMOLQAT_PROGRESS reached the kernel"""
 
 def make_fixture(folder, kernelspec:bool=True)->Path:
     "Write the fixture notebook (a stand-in for a training run, for trying a sweep) into `folder`, with no kernel metadata when `kernelspec` is False; return its path."
