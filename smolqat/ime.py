@@ -323,14 +323,17 @@ def ime_legal(data:IMEData, opts:IMEOptions)->np.ndarray:
     legal = typo_legal(data.legal, typo_neighbors(data.vocab)) if opts.typo_legal else data.legal
     return tone_drop_legal(legal, toneless(data.vocab)) if opts.tone_drop_p else legal
 
-def load_ime_model(path, legal)->IMEModel:
-    "An IMEModel from a train_ime checkpoint (run folder or file), frozen, with the given legal set."
-    ck = load_checkpoint(ckpt_file(path))
+def _from_checkpoint(ck:dict, legal)->IMEModel:
+    "The frozen IMEModel of a loaded train_ime checkpoint, with the given legal set."
     sd = ck["model"]
     hints = "untied" if "hint_embed.weight" in sd else "tied" if "hint_none" in sd else "off"
     m = IMEModel(GPTConfig(**ck["model_config"]), legal, hints)
     m.load_state_dict(sd)
     return m.eval().requires_grad_(False)
+
+def load_ime_model(path, legal)->IMEModel:
+    "An IMEModel from a train_ime checkpoint (run folder or file), frozen, with the given legal set."
+    return _from_checkpoint(load_checkpoint(ckpt_file(path)), legal)
 
 def _epoch_hook(opts:IMEOptions, spe:int, steps:int, val:list, val_typo:list, run_dir, then=None):
     "on_step: evals_per_epoch times an epoch score VAL clean and with typos into metrics.jsonl, and keep the weights."
@@ -430,9 +433,9 @@ def load_ensemble(model:IMEModel, paths:list)->IMEEnsemble:
     "`model` and the encoders of other train_ime runs (folders or checkpoint files) of the same vocabulary, as one IMEEnsemble."
     members = [model]
     for p in paths:
-        c = load_checkpoint(ckpt_file(p))["model_config"]
+        ck = load_checkpoint(ckpt_file(p)); c = ck["model_config"]
         if (c["vocab_size"], c["n_out"]) != (model.cfg.vocab_size, model.cfg.n_out):
             raise ValueError(f"{p}: an encoder of another vocabulary ({c['vocab_size']} inputs, {c['n_out']} characters; "
                              f"this one has {model.cfg.vocab_size} and {model.cfg.n_out}): train it with the same data options")
-        members.append(load_ime_model(p, model.legal.cpu()).to(model.legal.device))
+        members.append(_from_checkpoint(ck, model.legal.cpu()).to(model.legal.device))
     return IMEEnsemble(members)
