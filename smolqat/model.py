@@ -244,12 +244,21 @@ class GPT(nn.Module):
         self._init_weights()
 
     def _init_weights(self):
-        "Tied embedding ~ N(0, tied_embed_init_std); zero weight for every module marked `_zero_init`."
+        "Tied embedding ~ N(0, tied_embed_init_std); the record's orthogonal matrices when cfg.init says so; zero weight for every module marked `_zero_init`."
         if self.cfg.tie_embeddings: nn.init.normal_(self.tok_emb.weight, std=self.cfg.tied_embed_init_std)
+        if self.cfg.init == "orthogonal": self._orthogonal_init()
         for name, m in self.named_modules():
             if not getattr(m, "_zero_init", False): continue
             if not isinstance(getattr(m, "weight", None), Tensor): raise TypeError(f"{name} is marked _zero_init but has no .weight tensor")
             nn.init.zeros_(m.weight)
+
+    def _orthogonal_init(self):
+        "The record's init: q, k, v and MLP-up of each block orthogonal (gain 1) in block order, then every other linear of at least 64 x 64 not marked `_zero_init`."
+        own = [m for b in self.blocks for m in (b.attn.c_q, b.attn.c_k, b.attn.c_v, b.mlp.fc)]
+        for m in own: nn.init.orthogonal_(m.weight)
+        mine = {id(m) for m in own}
+        for m in self.modules():
+            if isinstance(m, nn.Linear) and id(m) not in mine and not getattr(m, "_zero_init", False) and min(m.weight.shape) >= 64: nn.init.orthogonal_(m.weight)
 
     def _check_inputs(self, idx:Tensor, targets:Tensor|None):
         "Raise a ValueError for a wrong idx/targets shape or a sequence longer than block_size."

@@ -236,9 +236,11 @@ def build_optimizers(model:nn.Module,
                      row_norm:bool=False,                # Muon NorMuon rows (row_normalize_)
                      betas:tuple=(0.9, 0.95),            # AdamW betas
                      adam_eps:float=1e-8,                # AdamW eps
+                     adam_weight_decay:float=0.0,        # AdamW decoupled weight decay of the embeddings and scalars (an untied head gets none, as in the record)
                      **kwargs,                           # the LRs and control_patterns of muon_param_groups
                     )->list:                             # [Muon, AdamW], each group with base_lr
-    "The training loop's optimizers: Muon for hidden matrices, AdamW (no weight decay) for the rest."
+    "The training loop's optimizers: Muon for hidden matrices, AdamW for the rest."
     mg, ag = muon_param_groups(model, **kwargs)
+    for g in ag: g["weight_decay"] = 0.0 if g["name"] == "head" else adam_weight_decay
     opts = [Muon(mg, momentum=momentum, weight_decay=weight_decay, ns_steps=ns_steps, ns_dtype=ns_dtype, ns=ns, row_norm=row_norm)] if mg else []
-    return opts + ([torch.optim.AdamW(ag, betas=betas, eps=adam_eps, weight_decay=0.0)] if ag else [])
+    return opts + ([torch.optim.AdamW(ag, betas=betas, eps=adam_eps)] if ag else [])

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['COMPILE_BACKEND', 'resolve_device', 'check_vocab', 'check_inputs', 'quant_alpha_at', 'load_teacher', 'RunState',
-           'setup_run', 'warm_variants', 'grad_norm', 'forward_backward', 'recur_on_at', 'set_recurrence', 'train_step',
-           'evaluate', 'save_run', 'after_step', 'finish_run', 'train']
+           'setup_run', 'prime', 'warm_variants', 'grad_norm', 'forward_backward', 'recur_on_at', 'set_recurrence',
+           'train_step', 'evaluate', 'save_run', 'after_step', 'finish_run', 'train']
 
 # %% ../nbs/04_train.ipynb #48f995ed
-import math, time
+import copy, math, time
 from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -19,7 +19,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from .core import progress_bar, atomic_write_bytes, rank_world
 from .data import ByteLUTs, TokenLoader
-from .model import GPT
+from .model import GPT, CONTROL_PATTERNS
 from .gptconfig import GPTConfig
 from .bitlinear import BitLinear, set_quant_alpha, qat_alpha, distill_loss
 from .muon import build_optimizers
@@ -155,11 +155,13 @@ class RunState:
     qat: bool = False                # the model holds BitLinear layers: each step sets their quant_alpha
     recur: bool = False              # the model has depth recurrence (GPTConfig.recur_layers): each step switches it
     skipped: dict = field(default_factory=dict)  # steps skipped by what was not finite ("train loss", "gradient norm"), the resumed part's too
+    primed: dict = field(default_factory=dict)   # the priming before the clock: {prime_steps, prime_seconds, prime_charged} (prime)
 
 def _optimizer_args(cfg:TrainConfig)->dict:
     "build_optimizers' arguments from a TrainConfig."
     return dict(matrix_lr=cfg.matrix_lr, scalar_lr=cfg.scalar_lr, embed_lr=cfg.embed_lr, head_lr=cfg.head_lr,
-                momentum=cfg.muon_momentum, weight_decay=cfg.muon_weight_decay, ns=cfg.muon_ns, row_norm=cfg.muon_row_norm)
+                momentum=cfg.muon_momentum, weight_decay=cfg.muon_weight_decay, ns=cfg.muon_ns, row_norm=cfg.muon_row_norm,
+                adam_weight_decay=cfg.adam_weight_decay, control_patterns=CONTROL_PATTERNS + tuple(cfg.adam_matrices))
 
 def _run_paths(run_dir, rank:int)->tuple: # (checkpoint path, metrics path, log path)
     "ckpt.pt (read by every rank), metrics.jsonl and train.log (rank 0 only) in `run_dir`, which rank 0 creates."
@@ -198,9 +200,46 @@ def setup_run(cfg:TrainConfig, model, loader, val_tokens=None, luts:ByteLUTs=Non
     run.skipped = _skipped_so_far(mpath) if ck else {}
     run.decisions = _decisions(run, cfg, loader, ck)
     run.fwd = _wrap(model, run.decisions["compile"] == "on", dev, world)
-    if run.recur and run.decisions["compile"] == "on": warm_variants(run, cfg, loader)
-    _open_log(run, cfg, ck); _fence(world, dev)     # no rank starts its clock while rank 0 still writes
+    _open_log(run, cfg, ck)
+    run.primed = prime(run, cfg, loader)
+    _fence(world, dev)     # no rank starts its clock while rank 0 still writes
     return run
+
+def _snapshot(run:RunState)->dict:
+    "Copies of what a training step changes: weights and buffers, optimizer and average states, the RNG, the skip counts, the recurrence switch."
+    return dict(model=copy.deepcopy(run.model.state_dict()), opts=[copy.deepcopy(o.state_dict()) for o in run.optimizers],
+                avgs={k: copy.deepcopy(a.state_dict()) for k, a in run.averages.items()}, rng=torch.get_rng_state(),
+                cuda_rng=torch.cuda.get_rng_state_all() if run.dev.type == "cuda" else None, skipped=dict(run.skipped),
+                recur=[m.recur_on for m in _recur_modules(run)])
+
+def _restore(run:RunState, snap:dict):
+    "Put back what `_snapshot` copied."
+    run.model.load_state_dict(snap["model"])
+    for o, sd in zip(run.optimizers, snap["opts"]): o.load_state_dict(sd)
+    for k, a in run.averages.items(): a.load_state_dict(snap["avgs"][k])
+    torch.set_rng_state(snap["rng"])
+    if snap["cuda_rng"] is not None: torch.cuda.set_rng_state_all(snap["cuda_rng"])
+    run.skipped = snap["skipped"]
+    for m, on in zip(_recur_modules(run), snap["recur"]): m.recur_on = on
+    for o in run.optimizers: o.zero_grad(set_to_none=True)
+
+def _prime_count(run:RunState, cfg:TrainConfig)->int:
+    "Priming steps: prime_steps, and at least one for a compiled run (its graphs are built before the clock)."
+    return max(cfg.prime_steps, 1 if run.decisions["compile"] == "on" else 0)
+
+def prime(run:RunState, cfg:TrainConfig, loader)->dict: # {prime_steps, prime_seconds, prime_charged}
+    "Before the clock: full training steps on the run's next batches (`warmup_step:i/n` in train.log), then every state put back, so compiled graphs cost no timed step; seconds charged to the budget unless prime_outside_clock."
+    n, t0 = _prime_count(run, cfg), time.perf_counter()
+    if n == 0: return {}
+    snap = _snapshot(run)
+    if run.recur and run.decisions["compile"] == "on": warm_variants(run, cfg, loader)
+    for i in range(n):
+        train_step(run, loader.batch(run.step + i), cfg)
+        if n <= 20 or (i + 1) % 10 == 0 or i + 1 == n: log_line(run.log_path, f"warmup_step:{i + 1}/{n}")
+    _restore(run, snap)
+    seconds = _clock(time.perf_counter() - t0, run.world, True, run.dev)
+    if not cfg.prime_outside_clock: run.elapsed += seconds
+    return dict(prime_steps=n, prime_seconds=round(seconds, 3), prime_charged=not cfg.prime_outside_clock)
 
 def warm_variants(run:RunState, cfg:TrainConfig, loader)->int: # forward/backward passes run
     "Compiled runs: before the clock starts, one forward and backward on the first batch per depth-recurrence state the run meets, gradients dropped, so the switch recompiles nothing (QAT's blend is a buffer: one graph)."
@@ -254,8 +293,10 @@ def recur_on_at(cfg:TrainConfig, step:int, elapsed:float)->bool:
 def set_recurrence(run:RunState, cfg:TrainConfig, on:bool=None)->dict:
     "Switch depth recurrence on the model and its averages (`on`, or as recur_on_at says): {recur} for the step's record."
     on = recur_on_at(cfg, run.step, run.elapsed) if on is None else on
-    for m in [run.model, *(a.module for a in run.averages.values())]: m.recur_on = on
+    for m in _recur_modules(run): m.recur_on = on
     return dict(recur=int(on))
+
+def _recur_modules(run:RunState)->list: return [run.model, *(a.module for a in run.averages.values())]   # what carries the recurrence switch
 
 def train_step(run:RunState, batch, cfg:TrainConfig)->dict: # the step's record: step, train_loss, lr_mult (and quant_alpha for a QAT model)
     "One optimizer step on `batch`: schedules, QAT alpha, forward/backward of the micro-batches (CE or distillation), non-finite policy, clip, step, averages."
@@ -337,7 +378,7 @@ def finish_run(run:RunState, cfg:TrainConfig)->dict:
     "The last checkpoint, the full val evals and the closing lines of train.log; the run's result (JSON-serializable)."
     save_run(run, cfg)
     out = dict(steps=run.step, train_seconds=run.elapsed, losses=run.losses, skipped_steps=dict(run.skipped),
-               tokens_per_s=run.step * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions)   # the whole run's, also when resumed
+               tokens_per_s=run.step * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions, **run.primed)   # the whole run's, also when resumed
     if run.averages: out["averaged"] = {k: int(a.n_averaged) for k, a in run.averages.items()}
     if run.val_tokens is not None: out.update(_final_evals(run, cfg))
     _log_end(run, cfg)

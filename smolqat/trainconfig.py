@@ -6,7 +6,7 @@
 __all__ = ['TrainConfig', 'check_batch_split', 'lr_mult', 'muon_momentum']
 
 # %% ../nbs/04a_config.ipynb #3937896a
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from .core import check_types
 
 # %% ../nbs/04a_config.ipynb #2329d206
@@ -29,7 +29,9 @@ class TrainConfig:
     muon_momentum: float = 0.95    # Muon momentum after warmup
     muon_momentum_start: float = 0.85 # Muon momentum at step 0
     muon_momentum_warmup: int = 300   # steps to ramp Muon momentum
-    muon_weight_decay: float = 0.0 # decoupled weight decay on Muon matrices
+    muon_weight_decay: float = 0.0 # decoupled weight decay on Muon matrices (the record's MUON_WD: 0.04)
+    adam_weight_decay: float = 0.0 # decoupled AdamW weight decay on the embeddings and scalars, not an untied head (the record's ADAM_WD, "adam_wd": 0.04)
+    adam_matrices: list = field(default_factory=list)  # name parts of 2-D weights AdamW trains at scalar_lr instead of Muon (the record: ["bigram.proj", "value_embed.proj"])
     muon_ns: str = "quintic"       # Muon's Newton-Schulz coefficients: "quintic" (fixed) or "polar" (Polar Express, per iteration; 02_muon)
     muon_row_norm: bool = False    # NorMuon: rows of each Muon update equalised by their running RMS (02_muon row_normalize_)
     grad_clip: float = 0.0         # clip the global grad norm to this (0: off)
@@ -42,6 +44,8 @@ class TrainConfig:
     checkpoint_every: int = 0      # steps between checkpoints (0: only at the end)
     nonfinite: str = "raise"       # non-finite loss: "raise" (stop, naming the step) or "skip" (drop the step, logged)
     compile: str = "off"           # torch.compile the model: "off", "on", or "auto" (on when a compiler is found and the run pays the compile back: decide_compile)
+    prime_steps: int = 0           # full training steps run before the clock and then undone (weights, optimizer and average states, RNG), so compiled graphs exist before the timed steps (the reference's WARMUP_STEPS: 20)
+    prime_outside_clock: bool = False # the priming's seconds are not charged to max_seconds (the challenge allows it; False: charged, as for the embedded-corpus demo)
     qat_start_frac: float = 0.0    # BitLinear models: quant_alpha is 0 before this fraction of the run (steps, or seconds under a budget)
     anneal_frac: float = 0.0       # ...then ramps linearly 0 -> 1 over this fraction (0: straight to 1)
     recur_start_frac: float = 0.0  # models with GPTConfig.recur_layers: depth recurrence off before this fraction of the run (steps, or seconds under a budget), on after and at eval
@@ -60,6 +64,9 @@ class TrainConfig:
         if self.steps < 1 or self.batch_size < 1 or self.seq_len < 1:
             raise ValueError(f"TrainConfig: steps, batch_size, seq_len must be >= 1, got {self.steps}, {self.batch_size}, {self.seq_len}")
         if self.warmdown_steps < 0: raise ValueError(f"TrainConfig.warmdown_steps={self.warmdown_steps}; expected 0 (use warmdown_frac) or a step count")
+        if self.prime_steps < 0: raise ValueError(f"TrainConfig.prime_steps={self.prime_steps}; expected 0 (no priming) or a step count")
+        if self.adam_weight_decay < 0: raise ValueError(f"TrainConfig.adam_weight_decay={self.adam_weight_decay}; expected >= 0")
+        if not all(isinstance(s, str) and s for s in self.adam_matrices): raise ValueError(f"TrainConfig.adam_matrices={self.adam_matrices!r}; expected a list of parameter-name parts, e.g. ['bigram.proj']")
         if self.rows_max_n < 1: raise ValueError(f"TrainConfig.rows_max_n={self.rows_max_n}; expected an int >= 1")
         if not 0 <= self.recur_start_frac <= 1: raise ValueError(f"TrainConfig.recur_start_frac={self.recur_start_frac}; expected a fraction of the run in [0, 1]")
         check_batch_split(self, 1)
