@@ -6,11 +6,11 @@
 __all__ = ['COMMON', 'NO_RECORD', 'SCHEDULE', 'ACCUM_FROM_WORLD', 'RECORD_FOLDER', 'RECORD_CONSTANTS', 'RECORD_MAP',
            'WORKBENCH_ONLY', 'main_presets', 'reference_hparams', 'python_part', 'check_preset']
 
-# %% ../nbs/07c_presets.ipynb #47aa2582
+# %% ../nbs/07c_presets.ipynb #e1a76033
 import ast
 from pathlib import Path
 
-# %% ../nbs/07c_presets.ipynb #a6e096b5
+# %% ../nbs/07c_presets.ipynb #66c0e829
 COMMON = dict(  # every preset's value of the parameters that some preset changes (the workbench's defaults)
     mlp_mult=2, init="default", bigram_dim=128, ve_dim=128, window=0, window_layers=[], sink_tokens=0, recur_times=2, head_lr=0.008,
     muon_momentum=0.95, muon_momentum_start=0.85, muon_weight_decay=0.0, adam_weight_decay=0.0, adam_matrices=[], grad_clip=0.0,
@@ -42,14 +42,14 @@ def _demo_presets()->dict:
 
 def _baseline()->dict:
     "The parameter-golf baseline as its reference log ran it (9 x 512, 524,288 tokens per step, int8 + zlib)."
-    return dict(**COMMON, **NO_RECORD, run_name="baseline", resume=True, n_layer=9, n_embd=512, n_head=8, n_kv_head=4, seq_len=1024,
+    return {**COMMON, **NO_RECORD, **dict(run_name="baseline", resume=True, prime_steps=20, prime_outside_clock=True, n_layer=9, n_embd=512, n_head=8, n_kv_head=4, seq_len=1024,
                 batch_size=512, grad_accum=1, steps=20000, max_seconds=600.0, warmup_steps=200, warmdown_frac=0.0, warmdown_steps=1200,
                 matrix_lr=0.02, scalar_lr=0.02, embed_lr=0.03, muon_momentum_warmup=500, log_every=50, val_every=200, val_max_tokens=0,
                 checkpoint_every=1000, quantization="int8", compressor="zlib", calib_batches=0, eval_max_tokens=0, eval_stride=0, ttt_epochs=0,
-                ttt_chunk_tokens=32768, ttt_lr=3e-4)
+                ttt_chunk_tokens=32768, ttt_lr=3e-4)}
 
 
-# %% ../nbs/07c_presets.ipynb #ea8e2aa8
+# %% ../nbs/07c_presets.ipynb #c8801a00
 def _record()->dict:
     "The record's train_gpt.py at its size: its Hyperparameters defaults and constants, with TTT, GPTQ and ITERATIONS as its records folder runs it."
     return {**COMMON, **dict(run_name="record_full", resume=True, vocab_size=1024, n_layer=11, n_embd=512, n_head=8, n_kv_head=4, mlp_mult=3,
@@ -83,7 +83,7 @@ def main_presets(nproc:int=1)->dict:
     return out
 
 
-# %% ../nbs/07c_presets.ipynb #23d20a10
+# %% ../nbs/07c_presets.ipynb #cbb1d483
 _CASTS = {"int": int, "float": float, "str": str, "bool": bool}
 
 def _env_default(node:ast.AST)->tuple: # (env name, default value after the casts)
@@ -117,7 +117,7 @@ def python_part(text:str)->str:
     return "\n".join(lines[start:end]).strip("\n")
 
 
-# %% ../nbs/07c_presets.ipynb #436c9751
+# %% ../nbs/07c_presets.ipynb #5c7b06ca
 RECORD_FOLDER = dict(ttt_enabled=True, ttt_freeze_blocks=0, iterations=9000, use_gptq=True)   # the records folder's run command (2026-03-23_LeakyReLU_LegalTTT_ParallelMuon README) over the script's defaults
 RECORD_CONSTANTS = dict(  # preset field -> (value, where the record's train_gpt.py fixes it in code)
     ema_decay=(0.997, "ema_decay = 0.997"), swa_below=(0.2, "scale < 0.2"), init=("orthogonal", "nn.init.orthogonal_"), smear=(True, "self.smear = SmearGate(model_dim)"),

@@ -4,8 +4,9 @@
 
 On a machine with a CUDA GPU: every notebook's `#| gpu` cells (nbdev-test --flags gpu), the baseline preset of
 nbs/train_gpt.ipynb for 200 steps on a local replica of the challenge's data layout built from the embedded corpus
-(flash-attn when importable, SDPA otherwise; torch.compile on), and flash-attn against SDPA logits on the same weights.
-The JSON holds tokens/s, MFU against the GPU's dense bf16 peak, peak memory, compile seconds and the agreement.
+(flash-attn when importable, SDPA otherwise; torch.compile on), the record preset at its size for its priming (20 steps
+before the clock) and its first 50 timed steps, and flash-attn against SDPA logits on the same weights. The JSON holds
+tokens/s, MFU against the GPU's dense bf16 peak, peak memory, priming and compile seconds and the agreement.
 `--cpu` runs the same steps at tiny shapes on the CPU (what CI runs): the #| gpu cells and the flash comparison are
 reported as skipped there."""
 import argparse, json, os, re, statistics, subprocess, sys, time
@@ -14,6 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BF16_PEAK = {"H100": 989e12, "H200": 989e12, "A100": 312e12, "L40S": 362e12}  # dense bf16 FLOP/s from NVIDIA's datasheets (SXM parts)
 TINY = dict(n_layer=2, n_embd=64, n_head=2, n_kv_head=1, seq_len=64, batch_size=16, grad_accum=2, steps=6, torch_compile="off")
+TINY_RECORD = dict(TINY, eval_seq_len=64, ve_layers=[0, 1], xsa_last=1, prime_steps=2)   # the record's block indices fitted to 2 blocks
+RUNS = {  # preset -> (steps, what else the check sets: a short scored tail, no TTT, 2 calibration batches)
+    "baseline": (200, {}),
+    "record": (50, dict(eval_max_tokens=65536, eval_stride=0, ttt_epochs=0, calib_batches=2, calib_reserve_seconds=0.0))}
 
 def gpu_notebooks()->list:
     "The notebooks that carry a `#| gpu` cell."
@@ -29,17 +34,18 @@ def run_gpu_cells(cuda:bool)->dict:
         out[nb.name] = "passed" if r.returncode == 0 else f"failed: {(r.stdout + r.stderr)[-800:]}"
     return out
 
-def papermill_baseline(run_name:str, replica:dict, backend:str, cpu:bool)->Path:
-    "The baseline preset for 200 steps (tiny shapes with --cpu) on the replica, one record per step; returns the run folder."
-    params = dict(preset="baseline", run_name=run_name, resume=False, steps=200, max_seconds=0.0, val_every=0, log_every=1,
+def papermill_preset(preset:str, run_name:str, replica:dict, backend:str, cpu:bool)->Path:
+    "A preset of train_gpt for RUNS' step count (tiny shapes with --cpu) on the replica, one record per step, compiled; returns the run folder."
+    steps, extra = RUNS[preset]
+    params = dict(preset=preset, run_name=run_name, resume=False, steps=steps, max_seconds=0.0, val_every=0, log_every=1,
                   checkpoint_every=0, data_dir=replica["data_dir"], tokenizer=replica["tokenizer"], attn_backend=backend,
-                  torch_compile="on")
-    params.update({**TINY, "device": "cpu"} if cpu else {})
-    args = [str(a) for k, v in params.items() for a in ("-p", k, v)]
+                  torch_compile="on", **extra)
+    params.update({**(TINY_RECORD if preset == "record" else TINY), "device": "cpu"} if cpu else {})
+    args = [a for k, v in params.items() for a in (("-y", f"{k}: {v}") if isinstance(v, list) else ("-p", k, str(v)))]   # a list as YAML
     run_dir = ROOT / "runs" / run_name; run_dir.mkdir(parents=True, exist_ok=True)
     r = subprocess.run([sys.executable, "-m", "papermill", str(ROOT / "nbs/train_gpt.ipynb"), str(run_dir / "train_gpt.ipynb"),
                         *args, "--cwd", str(ROOT / "nbs")], capture_output=True, text=True)
-    if r.returncode: raise RuntimeError(f"the baseline run failed:\n{r.stderr[-3000:]}")
+    if r.returncode: raise RuntimeError(f"the {preset} run failed:\n{r.stderr[-3000:]}")
     return run_dir
 
 def step_times(run_dir:Path)->list:
@@ -60,7 +66,7 @@ def peak_memory(run_dir:Path)->dict:
     return dict(allocated_mib=int(m[1]), reserved_mib=int(m[2])) if m else {}
 
 def speed(run_dir:Path, device_name:str)->dict:
-    "tokens/s after the first step, compile seconds (first step minus the median step), MFU against the bf16 peak."
+    "tokens/s after the first step, compile seconds left in the first timed step (it minus the median step), the priming's steps and seconds, MFU against the bf16 peak."
     rec = json.loads((run_dir / "metrics.json").read_text())
     cfg, tcfg = rec["model_config"], rec["train_config"]
     t = step_times(run_dir); dts = [b - a for a, b in zip(t, t[1:])]
@@ -71,7 +77,8 @@ def speed(run_dir:Path, device_name:str)->dict:
                 median_step_ms=round(1000 * statistics.median(dts), 2), compile_seconds=round(t[0] - statistics.median(dts), 2),
                 flops_per_token=flops_per_token(cfg), mfu=round(tok_s * flops_per_token(cfg) / peak, 4) if peak else None,
                 bf16_peak_flops=peak, peak_memory=peak_memory(run_dir), val_bpb_roundtrip=rec["results"]["val_bpb_roundtrip"],
-                autocast=rec["results"]["autocast"], compile=rec["results"].get("compile"))
+                autocast=rec["results"]["autocast"], compile=rec["results"].get("compile"),
+                **{k: rec["results"][k] for k in ("prime_steps", "prime_seconds", "prime_charged") if k in rec["results"]})
 
 def flash_vs_sdpa(cuda:bool, flash:bool)->dict:
     "Logits of one baseline-shaped GPT with flash-attn and with SDPA on the same weights, bf16 on the GPU."
@@ -106,7 +113,8 @@ def main():
     from smolqat.replica import embedded_replica
     replica = embedded_replica(ROOT / "runs" / "gpu_check" / ("replica_8plays" if a.cpu else "replica"), n_works=8 if a.cpu else None)
     backend = "flash" if cuda and flash else "sdpa"
-    report["baseline_200"] = dict(attn_backend=backend, **speed(papermill_baseline("gpu_check_baseline", replica, backend, a.cpu), name))
+    report["baseline_200"] = dict(attn_backend=backend, **speed(papermill_preset("baseline", "gpu_check_baseline", replica, backend, a.cpu), name))
+    report["record_50"] = dict(attn_backend=backend, **speed(papermill_preset("record", "gpu_check_record", replica, backend, a.cpu), name))
     report["flash_vs_sdpa"] = flash_vs_sdpa(cuda, flash)
     report["seconds"] = round(time.time() - t0, 1)
     out = a.out or ROOT / "runs" / "gpu_check" / "gpu_check.json"
