@@ -365,8 +365,10 @@ sys.argv = sys.argv[3:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 '''
 
-def run_isolated(path, *args, cwd=None)->subprocess.CompletedProcess:
+def run_isolated(path, *args, cwd=None,
+                 env:dict=None,  # environment variables added for the run, e.g. the reference's {"RUN_ID": ..., "SEED": ...}
+                )->subprocess.CompletedProcess:
     "Run a bundle with this python, without site, seeing only site-packages minus BLOCKED."
     view = site_view(Path(tempfile.mkdtemp(prefix="site_view_")))
     return subprocess.run([sys.executable, "-I", "-S", "-c", RUNNER, str(view), ",".join(BLOCKED), str(path), *args],
-                          cwd=cwd or tempfile.gettempdir(), capture_output=True, text=True)   # -I: PYTHONPATH and the like are ignored
+                          cwd=cwd or tempfile.gettempdir(), capture_output=True, text=True, env={**os.environ, **(env or {})})   # -I: PYTHONPATH and the like are ignored

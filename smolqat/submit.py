@@ -5,17 +5,20 @@
 # %% auto #0
 __all__ = ['RUN_FILES', 'FINAL_RE', 'EVAL_RE', 'STEP_RE', 'PER_RUN', 'MISSING', 'SUBMISSION_FIELDS', 'COMPARISON_FIELDS',
            'TRAIN_NOTEBOOK', 'PAPERMILL_FIRST', 'PAPERMILL_SKIP', 'BUNDLE_PREFIX', 'run_file', 'parse_log',
-           'final_score', 'read_run', 'seed_of', 'config_fields', 'config_diff', 'check_seeds', 'seed_notes', 'betainc',
-           't_sf', 'mean_var', 'welch_t', 'significance', 'seed_result', 'reference_scores', 'comparison',
-           'submission_json', 'notebook_defaults', 'recorded_params', 'changed_params', 'reproduce_command', 'readme',
-           'fill_record', 'code_notes', 'bundle_body', 'runs_bundle', 'write_record', 'parse_args', 'against_arg',
-           'verdict_text', 'main']
+           'final_score', 'read_run', 'seed_of', 'config_fields', 'config_diff', 'check_seeds', 'seed_notes',
+           'run_legality', 'refusal', 'check_submittable', 'betainc', 't_sf', 'mean_var', 'welch_t', 'significance',
+           'seed_result', 'reference_scores', 'comparison', 'submission_json', 'notebook_defaults', 'recorded_params',
+           'unset_values', 'changed_params', 'reproduce_command', 'rerun_commands', 'readme', 'fill_record',
+           'code_notes', 'bundle_body', 'runs_bundle', 'write_record', 'parse_args', 'against_arg', 'verdict_text',
+           'main']
 
 # %% ../nbs/09a_submit.ipynb #06f46518
 import argparse, ast, json, math, os, re, shlex, shutil, statistics, sys, tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from .core import project_path
+from .presets import main_presets
+from .job import CALIBRATION_RULE, CHALLENGE_DATA, calibration_kind, legality_ledger, unbundled_features
 from .results import flatten
 from .sweep import notebook_parameters, read_notebook
 
@@ -95,6 +98,28 @@ def seed_notes(n:int)->list:
     "Warnings for a submission of `n` seeds (the challenge's records carry 3)."
     if n < 2: return [f"{n} seed: no spread and no significance test; the challenge's records carry 3 seeds of one configuration"]
     return [f"{n} seeds: the challenge's records usually carry 3"] if n < 3 else []
+
+# %% ../nbs/09a_submit.ipynb #e575f6c4
+def run_legality(m:dict)->dict:
+    "A run's legality ledger (07b_job legality_ledger): its metrics.json's `legality`, or for a run recorded without one, what its calibration, budget and seconds say."
+    if m.get("legality"): return m["legality"]
+    cal, budget, r = m.get("calibration") or "", m.get("train_config", {}).get("max_seconds", 0.0), m.get("results", {})
+    return legality_ledger(calibration_kind(bool(cal), cal, budget, 0.0), 0.0, budget, r.get("train_seconds", 0.0), r.get("quantize_seconds", 0.0))
+
+def refusal(m:dict)->str: # None when the run can go into a records folder
+    "Why a run cannot be submitted: its train_gpt.py would train another job, or its GPTQ calibration read training data after its budget."
+    bad = unbundled_features(dict(packing=m.get("packing"), objectives=m.get("objectives"), teacher=m.get("teacher_ckpt")))
+    if bad: return f"its train_gpt.py would not train this job, which uses {'; '.join(bad)}"
+    led = run_legality(m)
+    if led["calibration"] == "train_after_clock":
+        return f"{CALIBRATION_RULE}: this run calibrated on training data after its {led['budget_s']:g} s clock (reserve part of the budget, calib_reserve_seconds, or calibrate on sampled text, calibration='self')"
+    if led["overran"]: return f"{CALIBRATION_RULE}: this run's calibration on training data ran past the budget ({led['train_s']:.1f} s training + {led['calib_s']:.1f} s calibration)"
+    return None
+
+def check_submittable(runs:list):
+    "ValueError naming each run that cannot be submitted, and why."
+    bad = [f"{_name(m)}: {why}" for m in runs if (why := refusal(m))]
+    if bad: raise ValueError("refused: " + "; ".join(bad))
 
 # %% ../nbs/09a_submit.ipynb #964910eb
 def _betacf(a:float, b:float, x:float, iters:int=300, eps:float=1e-15)->float:
@@ -228,7 +253,7 @@ def submission_json(runs:list,              # check_seeds output: one read_run d
 # %% ../nbs/09a_submit.ipynb #aba5a1dd
 TRAIN_NOTEBOOK = "nbs/train_gpt.ipynb"          # the main job whose papermill parameters the README's commands set
 PAPERMILL_FIRST = ("preset", "run_name", "seed")  # written first in each command
-PAPERMILL_SKIP = PAPERMILL_FIRST + ("resume", "out_dir")  # not taken from the record (a rerun starts afresh into runs/)
+PAPERMILL_SKIP = PAPERMILL_FIRST + ("resume", "out_dir", "cache_dir")  # not taken from the record (a rerun starts afresh into runs/, with its own cache)
 
 def notebook_defaults(notebook=TRAIN_NOTEBOOK)->dict:
     "The papermill parameters of `notebook` with their default values (None where a default is not a literal)."
@@ -243,13 +268,24 @@ def recorded_params(m:dict)->dict:
     out = {k: v for k, v in m.items() if not isinstance(v, dict)}
     out.update(m.get("model_config", {}))
     out.update({("torch_compile" if k == "compile" else k): v for k, v in m.get("train_config", {}).items()})
-    out.update({f"ttt_{k}": v for k, v in m.get("ttt_config", {}).items()})
+    out.update({f"ttt_{k}": v for k, v in (m.get("ttt_config") or {}).items()})
+    if isinstance(out.get("smear_bos"), int) and not isinstance(out["smear_bos"], bool): out["smear_bos"] = out["smear_bos"] >= 0   # the model's BOS id (-1: off) from the switch
     return out
 
+def _portable(k:str, v, vocab_size:int):
+    "A recorded data path as the challenge's layout relative to the project root (CHALLENGE_DATA), so no path of the author's machine is shown."
+    return CHALLENGE_DATA[k].format(v=vocab_size)[2:] if k in CHALLENGE_DATA and v and os.path.isabs(v) else v
+
+def unset_values(m:dict, defaults:dict)->dict:
+    "What each parameter takes when a command does not set it: the notebook's default, or for one left at None, the value of the run's preset (07c_presets)."
+    preset = main_presets(m.get("nproc", 1)).get(m.get("preset"), {})
+    return {k: d if d is not None else preset.get(k) for k, d in defaults.items()}
+
 def changed_params(m:dict, defaults:dict)->dict:
-    "Recorded parameters that differ from the notebook's (non-None) defaults."
-    rec = recorded_params(m)
-    return {k: rec[k] for k, d in defaults.items() if d is not None and k not in PAPERMILL_SKIP and k in rec and rec[k] != d}
+    "Recorded parameters that differ from what the command would take unset (unset_values); absolute data paths as the challenge's layout."
+    rec, vocab = recorded_params(m), m.get("model_config", {}).get("vocab_size", 1024)
+    base = unset_values(m, defaults)
+    return {k: _portable(k, rec[k], vocab) for k, d in base.items() if d is not None and k not in PAPERMILL_SKIP and k in rec and rec[k] != d}
 
 def _p_arg(k:str, v)->str:
     "One papermill argument: -p for scalars, -y for lists and dicts."
@@ -280,17 +316,30 @@ def _comparison_lines(sub:dict)->list:
     return [f"Against the reference (mean val_bpb {sub['comparison_baseline_bpb']}): delta {sub['delta_vs_leaderboard_nats']:+.5f} nats; "
             f"one-sided Welch t-test over {s['n_new']} vs {s['n_old']} seeds, p = {p}.", "", f"Verdict: {s['reason']}."]
 
-def readme(runs:list, sub:dict, notes:list=())->str:
-    "A README.md skeleton for the records folder: summary, results per seed, comparison, notes, the command per seed."
+def rerun_commands(runs:list, folder:str, track:str)->tuple: # (from the checkout's root, from inside the records folder): one line per seed
+    "The reviewers' commands per seed: RUN_ID and SEED with torchrun on 8 GPUs; inside the folder, challenge-layout data given by DATA_PATH and TOKENIZER_PATH three folders up."
+    m0, cmd = runs[0], lambda m, env, f: f"RUN_ID=seed{seed_of(m)} SEED={seed_of(m)} {env}torchrun --standalone --nproc_per_node=8 {f}"
+    v = m0.get("model_config", {}).get("vocab_size", 1024)
+    data = "".join(f"{k}=../../../{CHALLENGE_DATA[f].format(v=v)[2:]} " for k, f in (("DATA_PATH", "data_dir"), ("TOKENIZER_PATH", "tokenizer"))) if m0.get("data_dir") else ""
+    return [cmd(m, "", f"records/track_{track}/{folder}/train_gpt.py") for m in runs], [cmd(m, data, "train_gpt.py") for m in runs]
+
+def _reproduce_lines(runs:list, sub:dict, folder:str)->list:
+    "README's Reproduce section: the reviewers' commands, then the papermill commands of the smolqat project."
+    root, here = rerun_commands(runs, folder, sub["track"])
+    cmds = [line for m in runs for line in (f"# seed {seed_of(m)}", reproduce_command(m))]
+    return ["## Reproduce", "", "From the root of a parameter-golf checkout with the challenge's data under `./data/` (torch, numpy and sentencepiece "
+            "installed; `--nproc_per_node` is the number of GPUs; each run prints its log and writes `logs/<RUN_ID>.txt`; `MAX_WALLCLOCK_SECONDS=0` "
+            "lifts the 10-minute cap):", "", "```bash", *root, "```", "", "Or inside this folder:", "", "```bash", *here, "```", "",
+            "From the smolqat project root:", "", "```bash", *cmds, "```", ""]
+
+def readme(runs:list, sub:dict, notes:list=(), folder:str=None)->str:
+    "A README.md skeleton for the records folder (named `folder`, default the submission's name): summary, results per seed, comparison, notes, the commands per seed."
     head = [f"# {sub['name']}", "", sub["blurb"] or "TODO: what this submission changes and why it works.", "",
             f"**val_bpb: {sub['val_bpb']:.4f}** ({len(runs)}-seed mean, std {sub['val_bpb_std']:.4f}; scored by `final_{sub['scored_eval']}_exact`) "
             f"| {sub['bytes_total']:,} bytes | {sub['hardware']} | PyTorch {sub['pytorch_version']}", ""]
     body = ["## Results", "", *_results_table(sub), "", *_comparison_lines(sub), ""]
     body += ["## Notes", "", *[f"- {n}" for n in notes], ""] if notes else []
-    cmds = [line for m in runs for line in (f"# seed {seed_of(m)}", reproduce_command(m))]
-    here = [f"python train_gpt.py --seed {seed_of(m)}   # --data-dir D --tokenizer T: the shards on this machine" for m in runs]
-    return "\n".join(head + body + ["## Reproduce", "", "In this folder (torch, numpy and sentencepiece installed; `torchrun --nproc_per_node=N train_gpt.py` on N GPUs):", "",
-                                     "```bash", *here, "```", "", "From the smolqat project root:", "", "```bash", *cmds, "```", ""])
+    return "\n".join(head + body + _reproduce_lines(runs, sub, folder or sub["name"]))
 
 # %% ../nbs/09a_submit.ipynb #9971cd82
 def _check_out(out:Path, force:bool):
@@ -299,12 +348,12 @@ def _check_out(out:Path, force:bool):
     if out.is_dir() and any(out.iterdir()) and not force:
         raise FileExistsError(f"out {str(out)!r}: exists and is not empty; pass force=True (--force) to replace it")
 
-def fill_record(folder:Path, runs:list, sub:dict, train_gpt_py:Path, notes:list=()):
-    "Write the records folder's files into `folder`."
+def fill_record(folder:Path, runs:list, sub:dict, train_gpt_py:Path, notes:list=(), name:str=None):
+    "Write the records folder's files into `folder` (to be renamed `name`: the README's commands name it)."
     shutil.copyfile(train_gpt_py, folder / "train_gpt.py")
     for m in runs: shutil.copyfile(Path(m["run_dir"]) / "train.log", folder / f"train_seed{seed_of(m)}.log")
     (folder / "submission.json").write_text(json.dumps(sub, indent=2) + "\n")
-    (folder / "README.md").write_text(readme(runs, sub, notes))
+    (folder / "README.md").write_text(readme(runs, sub, notes, name or folder.name))
 
 def _swap_in(tmp:Path, out:Path):
     "Rename `tmp` to `out`, an existing `out` moved aside first and removed after."
@@ -351,15 +400,15 @@ def write_record(run_dirs:list,          # the seeds' run folders
                  track:str="10min_16mb", against=None, hardware:str=None, date:str=None,
                  force:bool=False,       # replace a non-empty `out`
                 )->Path:
-    "Write a complete records folder at once: train_gpt.py, train_seed{N}.log, submission.json, README.md."
+    "Write a complete records folder at once: train_gpt.py, train_seed{N}.log, submission.json, README.md; runs that cannot be submitted (refusal) are refused first."
     out, src = Path(out), Path(train_gpt_py) if train_gpt_py is not None else runs_bundle(run_dirs)
     if not src.is_file(): raise FileNotFoundError(f"train_gpt_py {str(src)!r}: not found (the bundle nbs/07a_bundle.ipynb writes)")
     _check_out(out, force)
-    runs = check_seeds(run_dirs)
+    runs = check_seeds(run_dirs); check_submittable(runs)
     sub = submission_json(runs, name or out.name, author, github_id, blurb, track, _against(against), hardware, date)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp"))
-    try: fill_record(tmp, runs, sub, src, seed_notes(len(runs)) + code_notes(src, sub)); _swap_in(tmp, out)
+    try: fill_record(tmp, runs, sub, src, seed_notes(len(runs)) + code_notes(src, sub), out.name); _swap_in(tmp, out)
     except BaseException: shutil.rmtree(tmp, ignore_errors=True); raise
     return out
 

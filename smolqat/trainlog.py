@@ -4,10 +4,11 @@
 
 # %% auto #0
 __all__ = ['log_line', 'header_lines', 'train_line', 'val_line', 'stop_line', 'peak_memory_bytes', 'memory_line',
-           'format_final_lines']
+           'format_final_lines', 'LogMirror']
 
 # %% ../nbs/04c_trainlog.ipynb #74d75621
 import re, sys
+from dataclasses import dataclass
 from pathlib import Path
 import torch
 from torch import nn
@@ -74,3 +75,31 @@ def _truncate_log(path:Path, step:int):
     first = next((i for i, l in enumerate(lines) if _line_step(l) is not None), len(lines))
     keep = lines[:first] + [l for l in lines[first:] if (n := _line_step(l)) is not None and n <= step]
     atomic_write_bytes(path, "".join(l + "\n" for l in keep).encode())
+
+# %% ../nbs/04c_trainlog.ipynb #8bb992bd
+@dataclass
+class LogMirror:
+    "Follows a run's train.log: the whole lines it gained since the last call are appended to `dst` (the reference's logs/<RUN_ID>.txt) and, with `echo`, printed."
+    src: Path            # the run's train.log
+    dst: Path = None     # the copy, appended to (None: none)
+    echo: bool = False   # print each line on stdout too (the reference's console, rank 0)
+    pos: int = 0         # bytes of src copied so far
+
+    def _new_text(self)->str:
+        "The whole lines of src past `pos` (from the start again when src is shorter than `pos`), `pos` moved past them."
+        if not Path(self.src).is_file(): return ""
+        with open(self.src, "rb") as f:
+            if f.seek(0, 2) < self.pos: self.pos = 0
+            f.seek(self.pos); data = f.read()
+        data = data[:data.rfind(b"\n") + 1]
+        self.pos += len(data)
+        return data.decode()
+
+    def __call__(self, *args):
+        "Copy what src gained (any arguments are ignored: it serves as train's on_step hook)."
+        text = self._new_text()
+        if not text: return
+        if self.dst is not None:
+            Path(self.dst).parent.mkdir(parents=True, exist_ok=True)
+            with open(self.dst, "a") as f: f.write(text)
+        if self.echo: print(text, end="", flush=True)
