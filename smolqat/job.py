@@ -4,13 +4,13 @@
 
 # %% auto #0
 __all__ = ['CHALLENGE_SECONDS', 'CALIBRATION_RULE', 'UNBUNDLED', 'OVERRIDES', 'PARSERS', 'ENV_VARS', 'ENV_RULES', 'NEEDS',
-           'FEATURE_CODE', 'BUNDLE_CUT', 'CHALLENGE_DATA', 'ExportConfig', 'check_export', 'EvalConfig', 'JobData',
-           'job_data', 'calibrate', 'artifact_name', 'export_model', 'log_size', 'score_artifact', 'calibration_kind',
-           'reserve_seconds', 'training_config', 'legality_ledger', 'legal_calibration', 'unbundled_features',
-           'check_job_runs', 'JobConfigs', 'job_configs', 'open_job_data', 'job_log', 'train_model', 'export_and_score',
-           'run_job', 'apply_overrides', 'env_overrides', 'apply_env', 'derive_grad_accum', 'check_data_paths',
-           'command_spec', 'main', 'uses_checkpoints', 'check_bundled', 'compact_spec', 'portable_spec',
-           'needed_features', 'job_bundle']
+           'FEATURE_CODE', 'BUNDLE_CUT', 'CHALLENGE_DATA', 'ExportConfig', 'check_export', 'EvalConfig', 'eval_context',
+           'JobData', 'job_data', 'calibrate', 'artifact_name', 'export_model', 'log_size', 'score_artifact',
+           'calibration_kind', 'reserve_seconds', 'training_config', 'legality_ledger', 'legal_calibration',
+           'unbundled_features', 'check_job_runs', 'JobConfigs', 'job_configs', 'open_job_data', 'job_log',
+           'train_model', 'export_and_score', 'run_job', 'apply_overrides', 'env_overrides', 'apply_env',
+           'derive_grad_accum', 'check_data_paths', 'command_spec', 'main', 'uses_checkpoints', 'check_bundled',
+           'compact_spec', 'portable_spec', 'needed_features', 'job_bundle']
 
 # %% ../nbs/07b_job.ipynb #e783bb5c
 import argparse, glob, json, os, re, time, uuid
@@ -81,8 +81,13 @@ class EvalConfig:
     max_tokens: int = 0          # score the first max_tokens targets of the val stream (0: all of it)
     stride: int = 0              # sliding-window stride (0: no sliding eval)
     ttt: dict = None             # TTTConfig fields for score-first test-time training (None: none)
+    seq_len: int = 0             # context of every final eval (plain, sliding, TTT); 0: the training seq_len (the record's EVAL_SEQ_LEN)
 
-    def __post_init__(self): check_types(self)
+    def __post_init__(self):
+        check_types(self)
+        if self.seq_len < 0: raise ValueError(f"EvalConfig.seq_len={self.seq_len}; expected 0 (the training seq_len) or a context length")
+
+def eval_context(ecfg:EvalConfig, train_seq_len:int)->int: return ecfg.seq_len if ecfg.seq_len > 0 else train_seq_len   # the record's effective_eval_seq_len
 
 # %% ../nbs/07b_job.ipynb #caa6374e
 @dataclass
@@ -126,7 +131,8 @@ def log_size(log, tag:str, size:dict):
                  f"Total submission size {t}: {size['total_bytes']} bytes"): log_line(log, line)
 
 def _evaluators(model, val_tokens, luts, seq_len:int, ecfg:EvalConfig, dev, dtype)->dict: # name -> eval call
-    "The evals of the round-tripped model the eval config asks for: plain, sliding (stride > 0), TTT (ttt given)."
+    "The evals of the round-tripped model the eval config asks for, at its context (eval_context): plain, sliding (stride > 0), TTT (ttt given)."
+    seq_len = eval_context(ecfg, seq_len)
     out = dict(plain=lambda: eval_bpb(model, val_tokens, luts, seq_len, device=dev, autocast=dtype))
     if ecfg.stride: out["sliding"] = lambda: eval_sliding(model, val_tokens, luts, seq_len, ecfg.stride, device=dev, autocast=dtype)
     if ecfg.ttt: out["ttt"] = lambda: eval_ttt(model, val_tokens, luts, TTTConfig(**{"seq_len": seq_len, "stride": ecfg.stride or seq_len, **ecfg.ttt}), device=dev, autocast=dtype)
@@ -242,6 +248,7 @@ def job_configs(spec:dict)->JobConfigs:
                    spec.get("data", {}), spec["run_dir"], spec.get("resume", True), spec.get("code"), spec.get("grad_accum_from", 0), spec.get("logfile"), spec.get("echo", False))
     if c.export.late: check_export(c.export, c.model)
     training_config(c.train, c.export)   # a calibration reserve not below the budget raises here
+    if c.eval.seq_len > c.model.block_size: raise ValueError(f"EvalConfig.seq_len={c.eval.seq_len}: above the model's block_size={c.model.block_size}")
     return c
 
 def open_job_data(c:JobConfigs, rank:int, world:int)->JobData:
@@ -327,7 +334,7 @@ ENV_VARS = {  # the reference's variable -> (where it goes: dotted spec paths, o
     "MATRIX_LR": ("train.matrix_lr", float), "SCALAR_LR": ("train.scalar_lr", float), "HEAD_LR": ("train.head_lr", float),
     "MUON_MOMENTUM": ("train.muon_momentum", float), "MUON_MOMENTUM_WARMUP_START": ("train.muon_momentum_start", float),
     "MUON_MOMENTUM_WARMUP_STEPS": ("train.muon_momentum_warmup", int), "MUON_WD": ("train.muon_weight_decay", float), "ADAM_WD": ("train.adam_weight_decay", float),
-    "GRAD_CLIP_NORM": ("train.grad_clip", float), "EVAL_STRIDE": ("eval.stride", int),
+    "GRAD_CLIP_NORM": ("train.grad_clip", float), "EVAL_STRIDE": ("eval.stride", int), "EVAL_SEQ_LEN": ("eval.seq_len", int),
     "USE_GPTQ": ("use_gptq", _flag), "GPTQ_CALIB_SAMPLES": ("export.calib_batches", int), "GPTQ_RESERVE_MS": ("export.calib_reserve_seconds", _ms),
     "TTT_ENABLED": ("ttt", _flag), "TTT_LR": ("eval.ttt.lr", float), "TTT_EPOCHS": ("eval.ttt.epochs", int),
     "TTT_CHUNK_TOKENS": ("eval.ttt.chunk_tokens", int), "TTT_FREEZE_BLOCKS": ("eval.ttt.freeze_blocks", int),
