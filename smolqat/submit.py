@@ -59,7 +59,7 @@ def read_run(run_dir)->dict:
 def seed_of(m:dict)->int: return m["train_config"]["seed"]  # a run's seed
 
 # %% ../nbs/09a_submit.ipynb #75e9b3e1
-PER_RUN = ("run_name", "resume", "results", "run_dir", "log", "score", "train_config.seed")  # fields that differ between seeds of one configuration
+PER_RUN = ("run_name", "resume", "results", "run_dir", "log", "score", "train_config.seed", "legality")  # fields that differ between seeds of one configuration (the ledger holds measured seconds)
 MISSING = "<missing>"  # shown for a field one run lacks
 
 def config_fields(m:dict)->dict:
