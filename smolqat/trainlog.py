@@ -29,7 +29,7 @@ def header_lines(cfg:TrainConfig, model:nn.Module, world:int)->list:
     "train.log's header: the model's parameter count, the world and accumulation, the batch, the step cap and budget, the seed."
     return [f"model_params:{sum(p.numel() for p in model.parameters())}", f"world_size:{world} grad_accum_steps:{cfg.grad_accum}",
             f"train_batch_tokens:{cfg.batch_size * cfg.seq_len} train_seq_len:{cfg.seq_len} iterations:{cfg.steps} "
-            f"warmup_steps:{cfg.warmup_steps} max_wallclock_seconds:{cfg.max_seconds:.3f}", f"seed:{cfg.seed}"]
+            f"warmup_steps:{cfg.prime_steps} max_wallclock_seconds:{cfg.max_seconds:.3f}", f"seed:{cfg.seed}"]
 
 def train_line(step:int, steps:int, loss:float, elapsed:float)->str:
     "`step:N/M train_loss:X.XXXX train_time:Tms step_avg:A.AAms`"
