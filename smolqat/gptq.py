@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['CLIP_PERCENTILES', 'SD_CLIPS', 'RECORD_SUFFIX', 'CATEGORIES', 'HEAD_TABLES', 'REFERENCES', 'QuantResult',
            'row_quantiles', 'clip_scales', 'candidate_errors', 'rtn_quantize', 'HessianStat', 'linear_input',
-           'capture_hessians', 'prepare_hessian', 'gptq_blocks', 'gptq_quantize', 'output_error', 'loader_calibration',
-           'sample_calibration', 'floored_scale', 'record_clips', 'record_rtn', 'record_hessian', 'record_prepare',
-           'record_gptq_pass', 'gptq_record_quantize', 'tensor_category', 'record_category', 'parse_spec',
-           'MixedPolicy', 'named_policy', 'quantize_weight', 'lqer_factors', 'lqer_correction']
+           'capture_hessians', 'reduce_hessians', 'prepare_hessian', 'gptq_blocks', 'gptq_quantize', 'output_error',
+           'loader_calibration', 'sample_calibration', 'floored_scale', 'record_clips', 'record_rtn', 'record_hessian',
+           'record_prepare', 'record_gptq_pass', 'gptq_record_quantize', 'tensor_category', 'record_category',
+           'parse_spec', 'MixedPolicy', 'named_policy', 'quantize_weight', 'lqer_factors', 'lqer_correction']
 
 # %% ../nbs/06_gptq.ipynb #2d64a5af
 import logging, warnings
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 import torch
 import torch.nn as nn
+import torch.distributed as dist
 import torch.nn.functional as F
 from torch import Tensor
 from .data import BOS_ID
@@ -125,6 +126,21 @@ def capture_hessians(model:nn.Module,        # any module holding nn.Linear laye
         for h in hooks: h.remove()
         model.train(was_training)
     return {k: HessianStat(v.xtx.cpu(), v.n) for k, v in stats.items()}
+
+# %% ../nbs/06_gptq.ipynb #fcede2d1
+def reduce_hessians(stats:dict,   # this rank's "<name>.weight" -> HessianStat (capture_hessians)
+                    world:int,    # ranks
+                    device=None,  # where the sum is taken (cuda for NCCL; None: the CPU)
+                   )->dict:       # the sums over every rank, on every rank, on the CPU
+    "Every rank's Hessian statistics summed (XᵀX and row counts): what one process would hold after all the ranks' batches."
+    if world == 1: return stats
+    seen = [None] * world; dist.all_gather_object(seen, {k: (v.xtx.shape[0], v.n) for k, v in stats.items()})
+    dims = {k: d for s in seen for k, (d, _) in s.items()}
+    names = list(dict.fromkeys([*stats, *sorted(dims)]))
+    flat = torch.cat([(stats[k].xtx if k in stats else torch.zeros(dims[k], dims[k])).flatten() for k in names]).to(device)
+    dist.all_reduce(flat)
+    sums = flat.cpu().split([dims[k] ** 2 for k in names])
+    return {k: HessianStat(t.view(dims[k], dims[k]), sum(s[k][1] for s in seen if k in s)) for k, t in zip(names, sums)}
 
 # %% ../nbs/06_gptq.ipynb #62908749
 _log = logging.getLogger(__name__)

@@ -4,11 +4,12 @@
 
 # %% auto #0
 __all__ = ['NS_COEFFS', 'zeropower_via_newtonschulz5', 'optimal_odd_quintic', 'polar_express_coeffs', 'momentum_directions_',
-           'apply_update_', 'sharded_newtonschulz', 'row_normalize_', 'Muon', 'split_params', 'muon_param_groups',
-           'build_optimizers']
+           'apply_update_', 'sharded_newtonschulz', 'row_normalize_', 'Muon', 'reduce_scatter_async',
+           'all_gather_async', 'shard_range', 'ParallelMuon', 'split_params', 'muon_param_groups', 'build_optimizers']
 
 # %% ../nbs/02_muon.ipynb #67b6d17c
 import functools
+from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.distributed as dist
@@ -163,9 +164,9 @@ class Muon(torch.optim.Optimizer):
                 raise ValueError(f"Muon only takes 2D matrices, got a parameter of shape {tuple(p.shape)}; "
                                  "give vectors, scalars and embeddings to AdamW (see muon_param_groups)")
 
-    def _buckets(self, group:dict)->list:
-        "Parameters with a gradient, grouped by (shape, dtype, device), or one per bucket when not batched."
-        ps = [p for p in group["params"] if p.grad is not None]
+    def _buckets(self, group:dict, ps:list=None)->list:
+        "Parameters (`ps`, default: the group's with a gradient) grouped by (shape, dtype, device), or one per bucket when not batched."
+        ps = [p for p in group["params"] if p.grad is not None] if ps is None else ps
         if not group["batched"]: return [[p] for p in ps]
         out = {}
         for p in ps: out.setdefault((p.shape, p.dtype, p.device), []).append(p)
@@ -192,6 +193,154 @@ class Muon(torch.optim.Optimizer):
         for group in self.param_groups:
             for ps in self._buckets(group): self._step_bucket(ps, group)
         return loss
+
+# %% ../nbs/02_muon.ipynb #5a7e0c11
+def reduce_scatter_async(out:Tensor,  # (k, ...) this rank's part of the sum
+                         inp:Tensor,  # (world * k, ...) this rank's contribution
+                        ):            # torch.distributed Work
+    "Start a SUM reduce-scatter across the ranks: rank r receives rows [r*k, (r+1)*k) of the sum of every rank's `inp`."
+    rs = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor   # torch 2.13 renamed reduce_scatter_tensor
+    return rs(out, inp, op=dist.ReduceOp.SUM, async_op=True)
+
+def all_gather_async(out:Tensor,  # (world * k, ...) every rank's rows, in rank order
+                     inp:Tensor,  # (k, ...) this rank's rows
+                    ):            # torch.distributed Work
+    "Start an all-gather across the ranks: `out` = every rank's `inp`, concatenated in rank order."
+    ag = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor      # torch 2.13 renamed all_gather_into_tensor
+    return ag(out, inp.contiguous(), async_op=True)
+
+def shard_range(n:int, rank:int, world:int)->tuple: # (lo, hi, k)
+    "Rank r's matrices of an n-matrix bucket, [lo, hi) = [r*k, min((r+1)*k, n)) with k = ceil(n / world): the bucket padded to world*k rows."
+    k = -(-n // world)
+    return min(rank * k, n), min((rank + 1) * k, n), k
+
+@dataclass
+class _Shard:
+    "One bucket in flight: its parameters and group, this rank's rows [lo, hi) of it, and the reduce-scatter filling `grad`."
+    ps: list          # the bucket's same-shape parameters, in group order
+    group: dict       # their param group (lr, momentum...)
+    lo: int           # the first of this rank's matrices, ps[lo:hi]
+    hi: int           # one past its last
+    grad: Tensor      # (k, rows, cols): after the reduce-scatter, the mean gradient of this rank's matrices (zero padding rows after them)
+    work: object      # the reduce-scatter's Work (None once waited, or on one process)
+    world: int        # ranks
+
+class ParallelMuon(Muon):
+    "Muon for gradients DDP did not reduce: per same-shape bucket a reduce-scatter (mean), momentum and NS on this rank's matrices only (sharded state), then an all-gather of the updates."
+    def __init__(self, params, **kwargs):  # Muon's arguments
+        super().__init__(params, **kwargs)
+        self._shards, self._gathering = [], None   # buckets launched and not yet updated; the last bucket's all-gather in flight
+
+    def _plan(self)->list:
+        "Every group's buckets over all its parameters (so every rank cuts alike), biggest first, each with its group."
+        out = [(ps, g) for g in self.param_groups for ps in self._buckets(g, g["params"])]
+        return sorted(out, key=lambda t: -len(t[0]) * t[0][0].numel())
+
+    @torch.no_grad()
+    def launch(self):
+        "Start every bucket's reduce-scatter, biggest first; call after backward, on every rank."
+        rank, world = rank_world()
+        missing = [tuple(p.shape) for g in self.param_groups for p in g["params"] if p.grad is None]
+        if missing: raise ValueError(f"ParallelMuon: parameters of shapes {missing} have no gradient; every rank must give every matrix one (the reduce-scatter covers whole buckets)")
+        self._shards = [self._launch_bucket(ps, g, rank, world) for ps, g in self._plan()]
+
+    def _launch_bucket(self, ps:list, group:dict, rank:int, world:int)->_Shard:
+        "Stack a bucket's gradients, pad them to world*k rows and start their reduce-scatter."
+        lo, hi, k = shard_range(len(ps), rank, world)
+        G = torch.stack([p.grad for p in ps])
+        if world == 1: return _Shard(ps, group, lo, hi, G, None, 1)
+        G = torch.cat([G, G.new_zeros(world * k - len(ps), *G.shape[1:])])
+        out = G.new_empty(k, *G.shape[1:])
+        return _Shard(ps, group, lo, hi, out, reduce_scatter_async(out, G), world)
+
+    def _reduced(self, s:_Shard)->Tensor:
+        "This rank's mean gradients of bucket `s`, once its reduce-scatter is in."
+        if s.work is not None: s.work.wait(); s.work = None; s.grad.div_(s.world)
+        return s.grad
+
+    @torch.no_grad()
+    def grad_sq(self)->Tensor: # 0-dim fp32
+        "Sum of squares of this rank's share of the mean gradients (waits for the reduce-scatters); summed over the ranks, the matrices' part of the global norm^2."
+        if not self._shards: self.launch()
+        return torch.stack([self._reduced(s).float().square().sum() for s in self._shards]).sum()
+
+    @torch.no_grad()
+    def scale_grads_(self, c):
+        "Multiply this rank's mean-gradient shards by `c` (clipping by the global norm)."
+        for s in self._shards: self._reduced(s).mul_(c)
+
+    def _orthogonalize(self, s:_Shard)->Tensor: # (k, rows, cols), zero rows past this rank's matrices
+        "Momentum (this rank's matrices' state only; the others' is dropped), Newton-Schulz and NorMuon rows on this rank's share of a bucket."
+        g, G, mine = s.group, self._reduced(s), s.ps[s.lo:s.hi]
+        for p in s.ps[:s.lo] + s.ps[s.hi:]: self.state.pop(p, None)
+        if not mine: return torch.zeros_like(G)
+        for p in mine: self.state[p].setdefault("momentum_buffer", torch.zeros_like(p))
+        upd = momentum_directions_(list(G[:len(mine)].unbind(0)), [self.state[p]["momentum_buffer"] for p in mine], g["momentum"], g["nesterov"])
+        coeffs = polar_express_coeffs(g["ns_steps"]) if g["ns"] == "polar" else None
+        O = zeropower_via_newtonschulz5(torch.stack(upd), steps=g["ns_steps"], dtype=_ns_dtype(g["ns_dtype"], G.device), coeffs=coeffs)
+        if g["row_norm"]: O = _row_normalize(self.state, mine, O, g["row_beta"])
+        self.ns_matrices += len(mine)
+        return torch.cat([O, O.new_zeros(len(G) - len(mine), *O.shape[1:])])
+
+    def _gather(self, s:_Shard, O:Tensor)->tuple: # (bucket, (world*k, rows, cols) updates, Work or None)
+        "Start the all-gather of this rank's updates of a bucket."
+        if s.world == 1: return s, O, None
+        full = O.new_empty(s.world * len(O), *O.shape[1:])
+        return s, full, all_gather_async(full, O)
+
+    def _apply(self, gathered:tuple):
+        "Wait for a bucket's all-gather and apply its update to every parameter of the bucket."
+        s, full, work = gathered
+        if work is not None: work.wait()
+        apply_update_(s.ps, full[:len(s.ps)], s.group["lr"], s.group["weight_decay"])
+
+    @torch.no_grad()
+    def update(self):
+        "Per bucket: momentum and NS on this rank's share, its all-gather started, then the previous bucket's update applied; the last all-gather stays in flight (finish)."
+        if not self._shards: self.launch()
+        for s in self._shards:
+            O = self._orthogonalize(s)                 # while the previous bucket's all-gather is in flight
+            prev, self._gathering = self._gathering, self._gather(s, O)
+            if prev is not None: self._apply(prev)
+        self._shards = []
+
+    @torch.no_grad()
+    def finish(self):
+        "Apply the last bucket's update once its all-gather is in."
+        if self._gathering is not None: self._apply(self._gathering); self._gathering = None
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        "The whole step: reduce-scatters (unless launch() already started them), update, finish."
+        loss = None
+        if closure is not None:
+            with torch.enable_grad(): loss = closure()
+        self.update(); self.finish()
+        return loss
+
+    def zero_grad(self, set_to_none:bool=True):
+        "Drop the gradients and any launched, not yet used, reduce-scatters (a skipped step), after they complete."
+        for s in self._shards: self._reduced(s)
+        self._shards = []
+        super().zero_grad(set_to_none)
+
+    @torch.no_grad()
+    def gather_state_(self):
+        "Give every rank the whole state (momentum, NorMuon rows) of every matrix, e.g. before rank 0 checkpoints; a collective: every rank calls it."
+        rank, world = rank_world()
+        if world == 1: return
+        for ps, g in self._plan():
+            _gather_state_key(self.state, ps, "momentum_buffer", torch.zeros_like, rank, world)
+            if g["row_norm"]: _gather_state_key(self.state, ps, "row_ms", lambda p: torch.zeros(p.shape[0], device=p.device), rank, world)
+
+def _gather_state_key(state:dict, ps:list, key:str, zeros, rank:int, world:int):
+    "state[p][key] for every p of a bucket, all-gathered from the rank that owns p (zeros(p) where that rank has none yet)."
+    lo, hi, k = shard_range(len(ps), rank, world)
+    mine = [state[p][key] if key in state[p] else zeros(p) for p in ps[lo:hi]]
+    local = torch.stack(mine + [zeros(ps[0])] * (k - len(mine)))
+    full = local.new_empty(world * k, *local.shape[1:])
+    all_gather_async(full, local).wait()
+    for p, t in zip(ps, full): state[p][key] = t.clone()
 
 # %% ../nbs/02_muon.ipynb #adeaf081
 def _kind(name:str, p:Tensor, embed_names:set, control_patterns)->str:
@@ -234,6 +383,7 @@ def build_optimizers(model:nn.Module,
                      ns_dtype=None,                      # Muon NS dtype; None: bf16 on CUDA, fp32 on CPU
                      ns:str="quintic",                   # Muon NS coefficients: "quintic" or "polar" (Polar Express)
                      row_norm:bool=False,                # Muon NorMuon rows (row_normalize_)
+                     parallel:bool=False,                # ParallelMuon: the matrices' gradients come unreduced (not through DDP); it reduce-scatters them itself
                      betas:tuple=(0.9, 0.95),            # AdamW betas
                      adam_eps:float=1e-8,                # AdamW eps
                      adam_weight_decay:float=0.0,        # AdamW decoupled weight decay of the embeddings and scalars (an untied head gets none, as in the record)
@@ -242,5 +392,5 @@ def build_optimizers(model:nn.Module,
     "The training loop's optimizers: Muon for hidden matrices, AdamW for the rest."
     mg, ag = muon_param_groups(model, **kwargs)
     for g in ag: g["weight_decay"] = 0.0 if g["name"] == "head" else adam_weight_decay
-    opts = [Muon(mg, momentum=momentum, weight_decay=weight_decay, ns_steps=ns_steps, ns_dtype=ns_dtype, ns=ns, row_norm=row_norm)] if mg else []
+    opts = [(ParallelMuon if parallel else Muon)(mg, momentum=momentum, weight_decay=weight_decay, ns_steps=ns_steps, ns_dtype=ns_dtype, ns=ns, row_norm=row_norm)] if mg else []
     return opts + ([torch.optim.AdamW(ag, betas=betas, eps=adam_eps)] if ag else [])

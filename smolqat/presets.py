@@ -9,6 +9,7 @@ __all__ = ['COMMON', 'NO_RECORD', 'SCHEDULE', 'ACCUM_FROM_WORLD', 'RECORD_FOLDER
 # %% ../nbs/07c_presets.ipynb #e1a76033
 import ast
 from pathlib import Path
+from .job import CHALLENGE_EVAL_SECONDS
 
 # %% ../nbs/07c_presets.ipynb #66c0e829
 COMMON = dict(  # every preset's value of the parameters that some preset changes (the workbench's defaults)
@@ -17,7 +18,7 @@ COMMON = dict(  # every preset's value of the parameters that some preset change
     swa_every=0, swa_below=0.2, prime_steps=0, prime_outside_clock=False, calibration="train", lqer_tensors=3, eval_seq_len=0,
     ttt_optimizer="adamw", ttt_momentum=0.9, ttt_weight_decay=0.0, ttt_batch_seqs=32, ttt_grad_clip=1.0, ttt_freeze_blocks=0,
     ttt_phase_chunks=1, ttt_lora_rank=0, vocab_size=1024, case_markers=False, tie_embeddings=True, rope_base=10000.0, logit_softcap=30.0,
-    calib_reserve_seconds=0.0)
+    calib_reserve_seconds=0.0, max_eval_seconds=0.0, muon_parallel=False)
 NO_RECORD = dict(smear=False, bigram_vocab=0, ve_layers=[], xsa_last=0, rope_dims=0, ln_scale=False, mlp_slope=0.0, ema_decay=0.0, qk_gain_init=1.5,
                  doc_mask=False, parallel_from=-1, recur_layers=[], recur_start_frac=0.0, attn_gate_dim=0, smear_bos=False, muon_ns="quintic",
                  muon_row_norm=False, embed_quant="", sdclip=0.0, embed_sdclip=0.0, lqer_rank=0)
@@ -46,7 +47,7 @@ def _baseline()->dict:
                 batch_size=512, grad_accum=1, steps=20000, max_seconds=600.0, warmup_steps=200, warmdown_frac=0.0, warmdown_steps=1200,
                 matrix_lr=0.02, scalar_lr=0.02, embed_lr=0.03, muon_momentum_warmup=500, log_every=50, val_every=200, val_max_tokens=0,
                 checkpoint_every=1000, quantization="int8", compressor="zlib", calib_batches=0, eval_max_tokens=0, eval_stride=0, ttt_epochs=0,
-                ttt_chunk_tokens=32768, ttt_lr=3e-4)}
+                ttt_chunk_tokens=32768, ttt_lr=3e-4, max_eval_seconds=CHALLENGE_EVAL_SECONDS)}
 
 
 # %% ../nbs/07c_presets.ipynb #c8801a00
@@ -64,7 +65,7 @@ def _record()->dict:
                 quantization="gptq6", compressor="lzma", calib_batches=64, calib_reserve_seconds=14.0,
                 log_every=500, val_every=4000, val_max_tokens=0, checkpoint_every=1000, eval_max_tokens=0, eval_stride=64,
                 ttt_epochs=3, ttt_lr=0.002, ttt_chunk_tokens=32768, ttt_freeze_blocks=0, ttt_optimizer="sgd", ttt_momentum=0.9,
-                ttt_batch_seqs=32, ttt_grad_clip=1.0)}
+                ttt_batch_seqs=32, ttt_grad_clip=1.0, max_eval_seconds=CHALLENGE_EVAL_SECONDS, muon_parallel=True)}
 
 def _leaderboard()->dict:
     "The 1.0611 record folder's stack at its size, as far as its README documents it (main_presets' notes say what is not reproduced)."
@@ -130,7 +131,7 @@ RECORD_CONSTANTS = dict(  # preset field -> (value, where the record's train_gpt
     warmup_steps=(0, "def lr_mul(step: int, elapsed_ms: float)"), adam_matrices=(["bigram.proj", "value_embed.proj"], "scalar_params.append(base_model.bigram.proj.weight)"),
     quantization=("gptq6", "mixed_quantize_int6"), compressor=("lzma", "lzma.compress(quant_raw"), ttt_optimizer=("sgd", "torch.optim.SGD"),
     muon_ns=("quintic", "a, b, c = (3.4445, -4.7750, 2.0315)"), prime_outside_clock=(True, "base_model.load_state_dict(initial_model_state"),
-    warmdown_frac=(0.0, "warmdown_iters"))
+    warmdown_frac=(0.0, "warmdown_iters"), muon_parallel=(True, "def launch_reduce_scatters(self)"))
 _mb = lambda p: p["batch_size"] * p["seq_len"]
 RECORD_MAP = dict(  # preset field -> (Hyperparameters attribute, the preset's value as that attribute means it)
     vocab_size=("vocab_size", None), n_layer=("num_layers", None), n_embd=("model_dim", None), n_head=("num_heads", None), n_kv_head=("num_kv_heads", None),
@@ -150,7 +151,7 @@ RECORD_MAP = dict(  # preset field -> (Hyperparameters attribute, the preset's v
 WORKBENCH_ONLY = ("run_name", "resume", "grad_accum", "checkpoint_every", "val_max_tokens", "eval_max_tokens", "case_markers", "calibration",
                   "window_layers", "recur_times", "lqer_tensors", "ttt_weight_decay", "ttt_phase_chunks", "ttt_lora_rank",
                   "doc_mask", "parallel_from", "recur_layers", "recur_start_frac", "attn_gate_dim", "smear_bos", "muon_row_norm",
-                  "embed_quant", "sdclip", "embed_sdclip", "lqer_rank")   # the workbench's own fields (run folder, later records' features off, derived grad_accum)
+                  "embed_quant", "sdclip", "embed_sdclip", "lqer_rank", "max_eval_seconds")   # the workbench's own fields (run folder, later records' features off, derived grad_accum)
 
 def _reference_value(hp:dict, attr:str, folder:dict):
     "The reference's value of Hyperparameters attribute `attr`, the records folder's override first, 0 when its gate (RECORD_GATES) is off; KeyError naming an attribute the class lacks."

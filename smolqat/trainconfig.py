@@ -34,6 +34,7 @@ class TrainConfig:
     adam_matrices: list = field(default_factory=list)  # name parts of 2-D weights AdamW trains at scalar_lr instead of Muon (the record: ["bigram.proj", "value_embed.proj"])
     muon_ns: str = "quintic"       # Muon's Newton-Schulz coefficients: "quintic" (fixed) or "polar" (Polar Express, per iteration; 02_muon)
     muon_row_norm: bool = False    # NorMuon: rows of each Muon update equalised by their running RMS (02_muon row_normalize_)
+    muon_parallel: bool = False    # the record's parallel Muon: DDP leaves the Muon matrices out; Muon reduce-scatters their gradients, orthogonalizes its shard, all-gathers (02_muon ParallelMuon); only matters with world > 1
     grad_clip: float = 0.0         # clip the global grad norm to this (0: off)
     autocast: str = "auto"         # "bf16" autocast, "fp32", or "auto": bf16 on CUDA, elsewhere the faster of the two as measured at the start (probe_autocast)
     device: str = "auto"           # "auto" (cuda if available), "cpu", "cuda", "cuda:1"...

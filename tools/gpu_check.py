@@ -5,8 +5,10 @@
 On a machine with a CUDA GPU: every notebook's `#| gpu` cells (nbdev-test --flags gpu), the baseline preset of
 nbs/train_gpt.ipynb for 200 steps on a local replica of the challenge's data layout built from the embedded corpus
 (flash-attn when importable, SDPA otherwise; torch.compile on), the record preset at its size for its priming (20 steps
-before the clock) and its first 50 timed steps, and flash-attn against SDPA logits on the same weights. The JSON holds
-tokens/s, MFU against the GPU's dense bf16 peak, peak memory, priming and compile seconds and the agreement.
+before the clock) and its first 50 timed steps, the record's post-training on its artifact (calibration, the sliding
+eval and TTT, each timed on a slice and projected to the challenge's full validation set on 8 GPUs), and flash-attn
+against SDPA logits on the same weights. The JSON holds tokens/s, MFU against the GPU's dense bf16 peak, peak memory,
+priming and compile seconds, the post-training rates and projections, and the agreement.
 `--cpu` runs the same steps at tiny shapes on the CPU (what CI runs): the #| gpu cells and the flash comparison are
 reported as skipped there."""
 import argparse, json, os, re, statistics, subprocess, sys, time
@@ -80,6 +82,45 @@ def speed(run_dir:Path, device_name:str)->dict:
                 autocast=rec["results"]["autocast"], compile=rec["results"].get("compile"),
                 **{k: rec["results"][k] for k in ("prime_steps", "prime_seconds", "prime_charged") if k in rec["results"]})
 
+CHALLENGE_VAL_TOKENS = 62_021_632   # the challenge's validation targets (the baseline's log: val_loader ... tokens:62021632)
+POST_TOKENS = dict(gpu=dict(calib=2, sliding=262_144, ttt=131_072), cpu=dict(calib=1, sliding=4096, ttt=4096))   # what is timed: calibration batches, val tokens
+
+def _timed(f, cuda:bool)->tuple: # (result, seconds)
+    import torch
+    if cuda: torch.cuda.synchronize()
+    t0 = time.perf_counter(); r = f()
+    if cuda: torch.cuda.synchronize()
+    return r, time.perf_counter() - t0
+
+def post_training(run_dir:Path, replica:dict, cuda:bool)->dict:
+    "The record run's artifact on the device: calibration batches, a sliding eval and TTT over a slice of the val stream, timed; rates and the projection to 8 GPUs."
+    import torch
+    from dataclasses import asdict
+    from smolqat.export import roundtrip_model
+    from smolqat.job import ExportConfig, calibrate, job_data
+    from smolqat.eval import eval_sliding, eval_ttt, TTTConfig, sliding_windows
+    rec, n = json.loads((run_dir / "metrics.json").read_text()), POST_TOKENS["gpu" if cuda else "cpu"]
+    tc, dev = rec["train_config"], torch.device("cuda" if cuda else "cpu")
+    model = roundtrip_model(next(run_dir.glob("model.*.ptz"))).to(dev)
+    seq, stride = rec["model_config"]["block_size"], 64 if cuda else 32
+    d = job_data(dict(data_dir=replica["data_dir"], tokenizer=replica["tokenizer"]), model.cfg)
+    dtype = torch.bfloat16 if cuda else None
+    calib_cfg = ExportConfig(quantization="gptq6", calib_batches=n["calib"])
+    _, calib_s = _timed(lambda: calibrate(model, calib_cfg, d.dp.train_shards, tc["seq_len"], tc["batch_size"], 1337), cuda)
+    calib_tokens = n["calib"] * tc["batch_size"] * tc["seq_len"]
+    sl_val = d.val_tokens[:n["sliding"] + 1]
+    sl, sl_s = _timed(lambda: eval_sliding(model, sl_val, d.luts, seq, stride, device=dev, autocast=dtype), cuda)
+    ttt_cfg = TTTConfig(seq_len=seq, stride=stride, chunk_tokens=32768 if cuda else 1024, epochs=3, lr=0.002, optimizer="sgd", freeze_blocks=0)
+    ttt_val = d.val_tokens[:n["ttt"] + 1]
+    tt, ttt_s = _timed(lambda: eval_ttt(model, ttt_val, d.luts, ttt_cfg, device=dev, autocast=dtype), cuda)
+    full = lambda seconds, tokens: round(seconds * CHALLENGE_VAL_TOKENS / tokens / 8, 1)   # the full val set, its windows spread over 8 ranks
+    return dict(device=str(dev), seq_len=seq, stride=stride,
+                calibration=dict(batches=n["calib"], tokens=calib_tokens, seconds=round(calib_s, 3), tokens_per_s=round(calib_tokens / calib_s)),
+                sliding=dict(val_tokens=n["sliding"], forward_tokens=int(sliding_windows(len(sl_val), seq, stride).length.sum()), seconds=round(sl_s, 3),
+                             val_tokens_per_s=round(n["sliding"] / sl_s), projected_8gpu_full_val_s=full(sl_s, n["sliding"]), bpb=sl["bpb"]),
+                ttt=dict(val_tokens=n["ttt"], chunk_tokens=ttt_cfg.chunk_tokens, epochs=ttt_cfg.epochs, seconds=round(ttt_s, 3), updates=tt["updates"],
+                         val_tokens_per_s=round(n["ttt"] / ttt_s), projected_8gpu_full_val_s=full(ttt_s, n["ttt"]), bpb=tt["bpb"]))
+
 def flash_vs_sdpa(cuda:bool, flash:bool)->dict:
     "Logits of one baseline-shaped GPT with flash-attn and with SDPA on the same weights, bf16 on the GPU."
     if not (cuda and flash): return dict(skipped="no CUDA" if not cuda else "flash-attn not importable")
@@ -114,7 +155,9 @@ def main():
     replica = embedded_replica(ROOT / "runs" / "gpu_check" / ("replica_8plays" if a.cpu else "replica"), n_works=8 if a.cpu else None)
     backend = "flash" if cuda and flash else "sdpa"
     report["baseline_200"] = dict(attn_backend=backend, **speed(papermill_preset("baseline", "gpu_check_baseline", replica, backend, a.cpu), name))
-    report["record_50"] = dict(attn_backend=backend, **speed(papermill_preset("record", "gpu_check_record", replica, backend, a.cpu), name))
+    record_run = papermill_preset("record", "gpu_check_record", replica, backend, a.cpu)
+    report["record_50"] = dict(attn_backend=backend, **speed(record_run, name))
+    report["record_post_training"] = post_training(record_run, replica, cuda)
     report["flash_vs_sdpa"] = flash_vs_sdpa(cuda, flash)
     report["seconds"] = round(time.time() - t0, 1)
     out = a.out or ROOT / "runs" / "gpu_check" / "gpu_check.json"
