@@ -569,6 +569,7 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
     "late_export": lambda c: c.export.late,
     "sliding": lambda c: c.eval.stride > 0,
     "ttt": lambda c: bool(c.eval.ttt),
+    "score_only": lambda c: False,   # train_gpt's scoring of an artifact on nproc ranks (main's --score): a bundle runs the whole job
 }
 FEATURE_CODE = {  # feature -> the package functions and classes only it reaches (what a bundle without it cuts)
     "corpus": ("prepare_data",),
@@ -592,6 +593,7 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "late_export": ("add_lqer", "lqer_factors", "lqer_correction", "check_export", "_tied_head_hook"),
     "sliding": ("eval_sliding",),
     "ttt": ("eval_ttt", "TTTConfig"),
+    "score_only": ("score_job",),
 }
 BUNDLE_CUT = ()  # the features this code was bundled without (job_bundle sets it in a bundle; the package has them all)
 
