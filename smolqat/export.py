@@ -106,21 +106,25 @@ def quant_stats(sd:dict, obj:dict)->dict:
     return dict(param_count=sum(t.numel() for t in sd.values()), num_tensors=len(sd), baseline_bytes=base,
                 payload_bytes=pay, payload_ratio=base / max(pay, 1), by_scheme=by_scheme, per_tensor=per_tensor)
 
-def _encode(name:str, t:torch.Tensor, scheme:str, schemes:dict, hessians:dict, sdclip:float=0.0)->dict:
-    "One entry's tensors; gptq schemes quantize with the tensor's Hessian; sdclip > 0 clips int8/gptq/rtn rows at sdclip x std(row)."
+def _encode(name:str, t:torch.Tensor, scheme:str, schemes:dict, hessians:dict, sdclip:float=0.0,
+            device=None,  # where GPTQ's column passes run (None: the CPU); the codes come back to the CPU
+           )->dict:
+    "One entry's tensors; gptq schemes quantize with the tensor's Hessian (on `device`); sdclip > 0 clips int8/gptq/rtn rows at sdclip x std(row)."
     if scheme == "int8_row" and sdclip > 0:
         q, s = quantize_rows(t, 8, clip=sdclip * t.detach().float().std(1), eps=0.0)
         return dict(q=q, scale=s.half())
     if not (scheme.startswith("gptq") or (scheme.startswith("rtn") and sdclip > 0)): return schemes[scheme][0](t)
-    st = (hessians or {}).get(name)
-    q, s, _ = quantize_weight(t, scheme, None if st is None else st.H, name, sdclip)
-    return dict(q=q, scale=s)
+    st, dev = (hessians or {}).get(name), torch.device(device or "cpu")
+    with dev:   # the tensors GPTQ makes as it goes (its identity, its index ranges) on the same device
+        q, s, _ = quantize_weight(t.to(dev), scheme, None if st is None else st.H.to(dev), name, sdclip)
+    return dict(q=q.cpu(), scale=s.cpu())
 
 def quantize_state_dict(sd:dict,               # name -> tensor (a model's state_dict)
                         policy=int8_policy,    # (name, tensor) -> scheme name
                         schemes:dict=SCHEMES,  # scheme name -> (encode, decode)
                         hessians:dict=None,    # "<name>.weight" -> HessianStat, for gptq schemes (06_gptq)
                         clip_of=None,          # name -> SDClip multiple (0: the scheme's own clip); None: none
+                        device=None,           # where GPTQ runs, e.g. the training GPU (None: the CPU); the export object is on the CPU
                        )->tuple:               # (export object, stats)
     "Encode every tensor with the scheme its policy picks."
     entries = {}
@@ -129,7 +133,7 @@ def quantize_state_dict(sd:dict,               # name -> tensor (a model's state
         scheme = policy(name, t)
         if scheme not in schemes: raise ValueError(f"policy chose scheme {scheme!r} for {name}; known schemes: {sorted(schemes)}")
         entries[name] = dict(scheme=scheme, dtype=str(t.dtype).removeprefix("torch."),
-                             **_encode(name, t, scheme, schemes, hessians, clip_of(name) if clip_of else 0.0))
+                             **_encode(name, t, scheme, schemes, hessians, clip_of(name) if clip_of else 0.0, device))
     obj = dict(format=QUANT_FORMAT, entries=entries)
     return obj, quant_stats(sd, obj)
 
@@ -395,11 +399,12 @@ def add_lqer(obj:dict,          # export object (quantize_state_dict), patched i
 def quantize_model(model:nn.Module,           # a GPT (anything with .cfg and a state_dict)
                    hessians:dict=None,        # "<name>.weight" -> HessianStat (06_gptq.capture_hessians); gptq specs need them
                    policy:MixedPolicy=None,   # spec per category (06_gptq); None: the baseline int8 export
+                   device=None,               # where GPTQ runs (None: the CPU)
                   )->tuple:                   # (export object, stats)
     "Export object of a model: QAT layers with the quantizer they trained with, every other tensor as `policy` says."
     policy, sd = policy or named_policy("int8"), model.state_dict()
     scheme_of = lambda n, t: "int8_row" if (s := policy.spec(n, t)) == "int8" else s   # the spec int8 is the baseline int8_row scheme
-    obj, stats = quantize_state_dict(sd, qat_policy(model, fallback=scheme_of), export_schemes(model.cfg), hessians, policy.clip_k)
+    obj, stats = quantize_state_dict(sd, qat_policy(model, fallback=scheme_of), export_schemes(model.cfg), hessians, policy.clip_k, device)
     patched = add_lqer(obj, sd, hessians, policy) if policy.lqer_rank else []
     return (obj, {**quant_stats(sd, obj), "lqer": patched}) if patched else (obj, stats)
 

@@ -51,12 +51,14 @@ class ExportConfig:
     embed_sdclip: float = 0.0    # the same for the embedding (0: its spec's own clip)
     lqer_rank: int = 0           # LQER: rank-r int4 corrections of the quantization error (0: off; 06_gptq, 07_export add_lqer)
     lqer_tensors: int = 3        # on this many matrices
+    gptq_on: str = "cpu"         # where GPTQ's column passes run: "cpu" (rank 0's CPU) or "train" (the training device, as the record quantizes on its GPU)
 
     def __post_init__(self):
         check_types(self); self.policy()
         if self.compressor != "auto" and self.compressor not in COMPRESSORS:   # refused before training, not at the export
             raise ValueError(f"ExportConfig.compressor={self.compressor!r}: not installed here (installed: {sorted(COMPRESSORS)}; 'auto' takes the smallest of them)")
         if self.calibration not in ("train", "self"): raise ValueError(f"calibration={self.calibration!r}: expected 'train' or 'self'")
+        if self.gptq_on not in ("cpu", "train"): raise ValueError(f"ExportConfig.gptq_on={self.gptq_on!r}: expected 'cpu' or 'train' (the training device)")
         if self.calib_reserve_seconds < 0: raise ValueError(f"ExportConfig.calib_reserve_seconds={self.calib_reserve_seconds}; expected 0 (none) or seconds")
 
     def policy(self)->MixedPolicy:
@@ -136,9 +138,11 @@ def artifact_name(model_cfg:GPTConfig, xcfg:ExportConfig)->str:
     "What the artifact is named after: the quantization, or the QAT weight mode the model trained with."
     return xcfg.quantization if model_cfg.weight_mode == "fp" else model_cfg.weight_mode
 
-def export_model(model, hessians, xcfg:ExportConfig, path)->tuple: # (export object, save_artifact's result)
-    "Quantize `model` under the export config's policy and save the artifact atomically."
-    q_obj, _ = quantize_model(model, hessians, xcfg.policy())
+def export_model(model, hessians, xcfg:ExportConfig, path,
+                 dev=None,   # the training device: GPTQ runs there when xcfg.gptq_on == "train" (else on the CPU)
+                )->tuple:    # (export object, save_artifact's result)
+    "Quantize `model` under the export config's policy (GPTQ on the CPU or the training device) and save the artifact atomically."
+    q_obj, _ = quantize_model(model, hessians, xcfg.policy(), device=dev if xcfg.gptq_on == "train" else None)
     return q_obj, save_artifact(q_obj, path, config=asdict(model.cfg), compressor=xcfg.compressor)
 
 def log_size(log, tag:str, size:dict):
@@ -347,7 +351,7 @@ def export_on_rank0(c:JobConfigs, model, hessians, art:Path, rank:int, world:int
     "Rank 0 quantizes, saves and sizes the artifact (the reference's size lines); the other ranks wait for what it wrote."
     saved = size = None
     if rank == 0:
-        _, saved = export_model(model.cpu(), hessians, c.export, art)
+        _, saved = export_model(model, hessians, c.export, art, dev)
         size = artifact_size(art, code=c.code)
         log_size(log, f"{artifact_name(c.model, c.export)}_{saved['compressor']}", size)
     return tuple(_from_rank0([saved, size], world, dev))

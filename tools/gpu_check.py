@@ -92,6 +92,18 @@ def _timed(f, cuda:bool)->tuple: # (result, seconds)
     if cuda: torch.cuda.synchronize()
     return r, time.perf_counter() - t0
 
+def export_on_both(model, hessians:dict, dev, cuda:bool)->dict:
+    "The record's GPTQ export of the same weights and Hessians on the CPU and on `dev` (ExportConfig.gptq_on 'cpu' / 'train'): seconds each, and how far the dequantized tensors differ."
+    from smolqat.gptq import named_policy
+    from smolqat.export import quantize_model, dequantize_model_state
+    from dataclasses import asdict
+    (cpu_obj, _), cpu_s = _timed(lambda: quantize_model(model, hessians, named_policy("gptq6")), cuda)
+    (dev_obj, _), dev_s = _timed(lambda: quantize_model(model, hessians, named_policy("gptq6"), device=dev), cuda)
+    a, b = (dequantize_model_state(o, asdict(model.cfg)) for o in (cpu_obj, dev_obj))
+    rel = max(((a[n].float() - b[n].float()).norm() / a[n].float().norm().clamp_min(1e-12)).item() for n in a)
+    codes_differ = sum(int((cpu_obj["entries"][n]["q"] != dev_obj["entries"][n]["q"]).sum()) for n in a if "q" in cpu_obj["entries"][n])
+    return dict(cpu_s=round(cpu_s, 2), device_s=round(dev_s, 2), max_rel_diff=rel, codes_differ=codes_differ)
+
 def post_training(run_dir:Path, replica:dict, cuda:bool)->dict:
     "The record run's artifact on the device: calibration batches, a sliding eval and TTT over a slice of the val stream, timed; rates and the projection to 8 GPUs."
     import torch
@@ -106,7 +118,8 @@ def post_training(run_dir:Path, replica:dict, cuda:bool)->dict:
     d = job_data(dict(data_dir=replica["data_dir"], tokenizer=replica["tokenizer"]), model.cfg)
     dtype = torch.bfloat16 if cuda else None
     calib_cfg = ExportConfig(quantization="gptq6", calib_batches=n["calib"])
-    _, calib_s = _timed(lambda: calibrate(model, calib_cfg, d.dp.train_shards, tc["seq_len"], tc["batch_size"], 1337), cuda)
+    hs, calib_s = _timed(lambda: calibrate(model, calib_cfg, d.dp.train_shards, tc["seq_len"], tc["batch_size"], 1337), cuda)
+    export = export_on_both(model, hs, dev, cuda)
     calib_tokens = n["calib"] * tc["batch_size"] * tc["seq_len"]
     sl_val = d.val_tokens[:n["sliding"] + 1]
     sl, sl_s = _timed(lambda: eval_sliding(model, sl_val, d.luts, seq, stride, device=dev, autocast=dtype), cuda)
@@ -114,7 +127,7 @@ def post_training(run_dir:Path, replica:dict, cuda:bool)->dict:
     ttt_val = d.val_tokens[:n["ttt"] + 1]
     tt, ttt_s = _timed(lambda: eval_ttt(model, ttt_val, d.luts, ttt_cfg, device=dev, autocast=dtype), cuda)
     full = lambda seconds, tokens: round(seconds * CHALLENGE_VAL_TOKENS / tokens / 8, 1)   # the full val set, its windows spread over 8 ranks
-    return dict(device=str(dev), seq_len=seq, stride=stride,
+    return dict(device=str(dev), seq_len=seq, stride=stride, export=export,
                 calibration=dict(batches=n["calib"], tokens=calib_tokens, seconds=round(calib_s, 3), tokens_per_s=round(calib_tokens / calib_s)),
                 sliding=dict(val_tokens=n["sliding"], forward_tokens=int(sliding_windows(len(sl_val), seq, stride).length.sum()), seconds=round(sl_s, 3),
                              val_tokens_per_s=round(n["sliding"] / sl_s), projected_8gpu_full_val_s=full(sl_s, n["sliding"]), bpb=sl["bpb"]),
