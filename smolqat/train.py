@@ -309,7 +309,8 @@ def set_recurrence(run:RunState, cfg:TrainConfig, on:bool=None)->dict:
     for m in _recur_modules(run): m.recur_on = on
     return dict(recur=int(on))
 
-def _recur_modules(run:RunState)->list: return [run.model, *(a.module for a in run.averages.values())]   # what carries the recurrence switch
+def _recur_modules(run:RunState)->list: # the GPTs that carry the recurrence switch: the model's (itself, or inside a wrapper such as the IME encoder) and its averages'
+    return [s for m in (run.model, *(a.module for a in run.averages.values())) for s in m.modules() if hasattr(s, "recur_on")]
 
 def train_step(run:RunState, batch, cfg:TrainConfig)->dict: # the step's record: step, train_loss, lr_mult (and quant_alpha for a QAT model)
     "One optimizer step on `batch`: schedules, QAT alpha, forward/backward of the micro-batches (CE or distillation), non-finite policy, clip, step, averages."
