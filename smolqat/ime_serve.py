@@ -94,6 +94,7 @@ def ime_artifact(model:IMEModel,          # the trained encoder with its legal s
                  tone_drop:bool=False,    # the model learned lines typed without tones (IMEOptions.tone_drop_p > 0)
                  level:int=None,          # the compressor's level (None: its default)
                  lexicon:PhraseTable=None, # a phrase table to decode with (11_ime_lexicon)
+                 policy:MixedPolicy=IME_POLICY, # how the matrices are stored (06_gptq; round to nearest or int8 per row: no Hessians here)
                 )->dict:                  # save_artifact's result: path, compressor, raw_bytes, bytes, candidates
     "Write an IME artifact: the quantized model with its vocabulary, legal set, hints mode, tone_drop, the optional n-gram and phrase table."
     n_in, n_ch = len(vocab.inputs), len(vocab.chars)
@@ -106,7 +107,7 @@ def ime_artifact(model:IMEModel,          # the trained encoder with its legal s
     extra = dict(format=IME_FORMAT, inputs=list(vocab.inputs), chars=list(vocab.chars), hints=model.hints, tone_drop=bool(tone_drop),
                  lm=None if lm is None else lm_to_tensors(lm), lexicon=None if lexicon is None else table_to_tensors(lexicon, model.legal.cpu().numpy()),
                  **legal_to_csr(model.legal.cpu()))
-    return save_artifact(quantize_model(model, policy=IME_POLICY)[0], path, model.cfg, compressor, level, extra=extra)
+    return save_artifact(quantize_model(model, policy=policy)[0], path, model.cfg, compressor, level, extra=extra)
 
 def _ime_extra(payload:dict, path)->dict:
     "The IME data of an artifact's payload; ValueError naming the file when it holds none."

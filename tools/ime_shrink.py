@@ -1,0 +1,73 @@
+"""What a smaller IME artifact costs: one trained run's weights exported under several quantization policies, each
+artifact's bytes by part and its accuracy with the phrase table on VAL and MOE, from the artifact's own round trip.
+
+    python tools/ime_shrink.py runs/ime_kd [--policies int8,rtn6,rtn5e4] [--val 0] [--moe 2000] [--out FILE]
+
+The run folder must hold the run's `ckpt.pt` (its trained weights) and `model.ptz` (its artifact: vocabulary, legal set,
+phrase table, n-gram). A policy is a name of POLICIES: the per-category specs (attn, mlp, embed, other) of a MixedPolicy
+(06_gptq); `int8` is the served IME_POLICY. Round to nearest with the clip search only (GPTQ would need the encoder's
+Hessians). The data are the main job's defaults (prepare_ime()); MOE needs py-chinese-pronounce. Prints one JSON object.
+"""
+import argparse, json, sys, tempfile, time
+from pathlib import Path
+
+POLICIES = {  # name -> (attn, mlp, embed, other) specs; the embed category holds the syllable embedding and the character head
+    "int8": ("int8", "int8", "int8", "int8"),
+    "rtn6": ("rtn6", "rtn6", "rtn6", "rtn6"),
+    "rtn6e5": ("rtn6", "rtn6", "rtn5", "rtn6"),
+    "rtn5": ("rtn5", "rtn5", "rtn5", "rtn5"),
+    "rtn6e4": ("rtn6", "rtn6", "rtn4", "rtn6"),
+    "rtn4": ("rtn4", "rtn4", "rtn4", "rtn4"),
+}
+
+def policy(name:str):
+    "The MixedPolicy of a POLICIES name (int8: the served one)."
+    from smolqat.gptq import MixedPolicy
+    from smolqat.ime_serve import IME_POLICY
+    if name not in POLICIES: raise SystemExit(f"--policies: unknown {name!r}; known: {sorted(POLICIES)}")
+    return IME_POLICY if name == "int8" else MixedPolicy(*POLICIES[name], keep_float_max_numel=IME_POLICY.keep_float_max_numel)
+
+def parts(path)->dict: # part -> compressed bytes (artifact_report's per-tensor share of the model) plus the whole file
+    "Bytes of the artifact by part: the embedding, the head, the blocks by kind, the rest; and the file."
+    from smolqat.export import artifact_report
+    rep, total = artifact_report(path), Path(path).stat().st_size
+    kind = lambda n: "tok_emb" if "tok_emb" in n else "lm_head" if "lm_head" in n else "blocks" if ".blocks." in n else "other"
+    model = rep.assign(part=rep.name.map(kind)).groupby("part").compressed_bytes.sum().round().astype(int).to_dict()
+    return {**model, "model_sum": int(sum(model.values())), "file": total}
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run_dir", type=Path)
+    ap.add_argument("--policies", default="int8,rtn6,rtn6e5,rtn5,rtn6e4", help="comma-separated POLICIES names")
+    ap.add_argument("--val", type=int, default=0, help="VAL lines scored (0: all)")
+    ap.add_argument("--moe", type=int, default=2000, help="MOE sentences scored, spread over the set (0: all)")
+    ap.add_argument("--weight", type=float, default=0.6, help="the phrase table's weight in the decode")
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(1)
+    from smolqat.ime import load_ime_model
+    from smolqat.ime_data import prepare_ime
+    from smolqat.ime_baselines import all_pairs, spread
+    from smolqat.ime_lexicon import lexicon_scores
+    from smolqat.ime_serve import read_ime_artifact, ime_artifact
+    art = read_ime_artifact(a.run_dir / "model.ptz")
+    data = prepare_ime()
+    if (list(data.vocab.inputs), list(data.vocab.chars)) != (list(art["vocab"].inputs), list(art["vocab"].chars)):
+        raise SystemExit(f"{a.run_dir / 'model.ptz'}: its vocabulary is not the main job's default data's (prepare_ime()); this tool scores runs of the default data")
+    sets = {"val": spread(all_pairs(data.split("val")), a.val)}
+    if "moe" in data.meta["lines"]: sets["moe"] = spread(all_pairs(data.split("moe")), a.moe)
+    trained = load_ime_model(a.run_dir, art["model"].legal)
+    out = dict(run=str(a.run_dir), weight=a.weight, lines={k: len(v) for k, v in sets.items()}, policies={})
+    for name in a.policies.split(","):
+        t0 = time.time(); path = Path(tempfile.mkdtemp()) / f"{name}.ptz"
+        ime_artifact(trained, art["vocab"], path, tone_drop=art["tone_drop"], lm=art["lm"], lexicon=art["lexicon"], policy=policy(name))
+        back = read_ime_artifact(path)["model"]
+        acc = {k: lexicon_scores(back, ps, art["lexicon"], (a.weight,), back.cfg.block_size)[a.weight]["char_acc"] for k, ps in sets.items()}
+        out["policies"][name] = dict(bytes=parts(path), char_acc=acc, seconds=round(time.time() - t0, 1))
+        print(name, out["policies"][name], file=sys.stderr, flush=True)
+    text = json.dumps(out, indent=1)
+    if a.out: a.out.write_text(text)
+    print(text)
+
+if __name__ == "__main__": main()
