@@ -6,7 +6,7 @@ artifact's bytes by part and its accuracy with the phrase table on VAL and MOE, 
 The run folder must hold the run's `ckpt.pt` (its trained weights) and `model.ptz` (its artifact: vocabulary, legal set,
 phrase table, n-gram). A policy is a name of POLICIES: the per-category specs (attn, mlp, embed, other) of a MixedPolicy
 (06_gptq); `int8` is the served IME_POLICY. Round to nearest with the clip search only (GPTQ would need the encoder's
-Hessians). The data are the main job's defaults (prepare_ime()); MOE needs py-chinese-pronounce. Prints one JSON object.
+Hessians). The data are those the run's metrics.json names; MOE needs py-chinese-pronounce. Prints one JSON object.
 """
 import argparse, json, sys, tempfile, time
 from pathlib import Path
@@ -52,9 +52,10 @@ def main():
     from smolqat.ime_lexicon import lexicon_scores
     from smolqat.ime_serve import read_ime_artifact, ime_artifact
     art = read_ime_artifact(a.run_dir / "model.ptz")
-    data = prepare_ime()
+    run_data = json.loads((a.run_dir / "metrics.json").read_text())["data"]   # the run's prepare_ime arguments
+    data = prepare_ime(**{k: run_data[k] for k in ("lexicon", "readings", "phrase_lines", "phrase_lists", "extra", "extra_lines") if k in run_data})
     if (list(data.vocab.inputs), list(data.vocab.chars)) != (list(art["vocab"].inputs), list(art["vocab"].chars)):
-        raise SystemExit(f"{a.run_dir / 'model.ptz'}: its vocabulary is not the main job's default data's (prepare_ime()); this tool scores runs of the default data")
+        raise SystemExit(f"{a.run_dir / 'model.ptz'}: its vocabulary is not that of the data its metrics.json names")
     sets = {"val": spread(all_pairs(data.split("val")), a.val)}
     if "moe" in data.meta["lines"]: sets["moe"] = spread(all_pairs(data.split("moe")), a.moe)
     trained = load_ime_model(a.run_dir, art["model"].legal)
