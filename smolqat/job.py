@@ -193,7 +193,7 @@ def admit(budget:EvalBudget, name:str, work:dict, rates:dict, world:int=1, dev=N
 
 def load_everywhere(path, rank:int, world:int, dev)->torch.nn.Module:
     "The model rebuilt from the artifact rank 0 wrote, on every rank: the same bytes checked (same_file), a file a rank cannot read named with the rank."
-    same_file(path, rank, world, dev if torch.device(dev).type == "cuda" else None)
+    same_file(path, rank, world, dev)
     try: return roundtrip_model(path).to(dev)
     except Exception as e: raise ValueError(f"rank {rank} cannot load the artifact {path}: {e}") from None
 
@@ -275,7 +275,7 @@ def legal_calibration(model, xcfg:ExportConfig, tcfg:TrainConfig, train_shards:l
     t0 = time.perf_counter()
     hessians = calibrate(model.to(dev), xcfg, train_shards, tcfg.seq_len, tcfg.batch_size, tcfg.seed, rank, world)
     kind = calibration_kind(xcfg.policy().needs_hessians, xcfg.calibration, tcfg.max_seconds, xcfg.calib_reserve_seconds)
-    calib_s = all_max(time.perf_counter() - t0, world, dev if torch.device(dev).type == "cuda" else None) if hessians else 0.0
+    calib_s = all_max(time.perf_counter() - t0, world, dev) if hessians else 0.0
     led = legality_ledger(kind, reserve_seconds(tcfg, xcfg), tcfg.max_seconds, train_s, calib_s)
     _log_ledger(log, led, len(hessians or {}))
     return hessians, led
@@ -343,8 +343,8 @@ def train_model(c:JobConfigs, d:JobData, rank:int, world:int, on_step=None)->tup
     return model, res
 
 def _from_rank0(objs:list, world:int, dev)->list:
-    "Rank 0's objects on every rank (broadcast_object_list; NCCL moves them through the GPU)."
-    if world > 1: dist.broadcast_object_list(objs, src=0, device=dev if torch.device(dev).type == "cuda" else None)
+    "Rank 0's objects on every rank (broadcast_object_list through the training device: the GPU under NCCL, the CPU under gloo)."
+    if world > 1: dist.broadcast_object_list(objs, src=0, device=dev)
     return objs
 
 def export_on_rank0(c:JobConfigs, model, hessians, art:Path, rank:int, world:int, dev, log=None)->tuple: # (save_artifact's result, artifact_size's)

@@ -25,6 +25,7 @@ from .gptconfig import GPTConfig
 from .bitlinear import BitLinear, set_quant_alpha, qat_alpha, distill_loss
 from .muon import build_optimizers, ParallelMuon
 from .eval import eval_bpb
+from .ranks import all_max
 from .rows import micro_batches, _batch_to
 from .trainconfig import TrainConfig, check_batch_split, lr_mult, muon_momentum
 from .checkpoint import load_checkpoint, save_checkpoint, load_latest_checkpoint, append_metrics, read_metrics, _truncate_metrics
@@ -115,9 +116,7 @@ def _grad_sync(fwd, last:bool):
 
 def _clock(seconds:float, world:int, budget:bool, dev:torch.device)->float:
     "The training clock every rank goes by: under a budget, the slowest rank's (an all-reduce MAX), so all ranks stop at the same step."
-    if world == 1 or not budget: return seconds
-    t = torch.tensor(seconds, dtype=torch.float64, device=dev); dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return t.item()
+    return all_max(seconds, world, dev) if budget else seconds
 
 def _fence(world:int, dev:torch.device):
     "A barrier across ranks (nothing on one), so the time one rank spends on a checkpoint or an eval is counted by no rank."
