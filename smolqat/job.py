@@ -9,10 +9,10 @@ __all__ = ['CHALLENGE_SECONDS', 'CHALLENGE_EVAL_SECONDS', 'CALIBRATION_RULE', 'U
            'export_model', 'log_size', 'phase_work', 'EvalBudget', 'estimate_seconds', 'admit', 'load_everywhere',
            'score_artifact', 'calibration_kind', 'reserve_seconds', 'training_config', 'legality_ledger',
            'legal_calibration', 'unbundled_features', 'check_job_runs', 'JobConfigs', 'job_configs', 'open_job_data',
-           'job_log', 'train_model', 'export_on_rank0', 'export_and_score', 'score_job', 'score_torchrun', 'run_job',
-           'apply_overrides', 'env_overrides', 'apply_env', 'derive_grad_accum', 'check_data_paths', 'command_spec',
-           'main', 'uses_checkpoints', 'check_bundled', 'compact_spec', 'portable_spec', 'needed_features',
-           'job_bundle']
+           'job_log', 'train_model', 'export_on_rank0', 'score_everywhere', 'export_and_score', 'score_job',
+           'score_torchrun', 'run_job', 'apply_overrides', 'env_overrides', 'apply_env', 'derive_grad_accum',
+           'check_data_paths', 'command_spec', 'main', 'uses_checkpoints', 'check_bundled', 'compact_spec',
+           'portable_spec', 'needed_features', 'job_bundle']
 
 # %% ../nbs/07b_job.ipynb #e783bb5c
 import argparse, glob, json, os, re, time, uuid
@@ -356,6 +356,15 @@ def export_on_rank0(c:JobConfigs, model, hessians, art:Path, rank:int, world:int
         log_size(log, f"{artifact_name(c.model, c.export)}_{saved['compressor']}", size)
     return tuple(_from_rank0([saved, size], world, dev))
 
+def score_everywhere(c:JobConfigs, d:JobData, art, autocast:str, tag:str, train_rate:float, rank:int=0, world:int=1, on_log=None)->tuple: # (evals, the eval budget's record)
+    "score_artifact on every rank within the eval budget, as one (ranks.as_one: a rank that fails stops all with its message); rank 0 writes train.log's lines."
+    dev, log = resolve_device(c.train.device), Path(c.run_dir) / "train.log" if rank == 0 else None
+    with as_one("evaluation", c.run_dir, rank, world):
+        budget = EvalBudget(c.eval.max_eval_seconds)
+        evals = score_artifact(art, d.val_tokens, d.luts, c.train.seq_len, c.eval, dev, autocast_dtype(autocast, dev), log, tag,
+                               on_log=on_log, rank=rank, world=world, train_rate=train_rate, budget=budget)
+    return evals, dict(max_eval_seconds=budget.max_seconds, phases=budget.phases)
+
 def export_and_score(c:JobConfigs, d:JobData, model, res:dict, mirror=None, rank:int=0, world:int=1)->dict: # run_job's result, the same on every rank
     "Every rank after training: the exported weights (the EMA when kept) calibrated over the ranks on the training device; rank 0 quantizes, saves and sizes; every rank scores its share from the artifact alone, within the eval budget."
     run_dir, dev, tell = Path(c.run_dir), resolve_device(c.train.device), mirror or (lambda *args: None)
@@ -367,12 +376,8 @@ def export_and_score(c:JobConfigs, d:JobData, model, res:dict, mirror=None, rank
         hessians, legality = legal_calibration(model, c.export, c.train, d.dp.train_shards, res["train_seconds"], dev, log, rank, world); tell()
     with as_one("export", run_dir, rank, world):
         saved, size = export_on_rank0(c, model, hessians, art, rank, world, dev, log); tell()
-    with as_one("evaluation", run_dir, rank, world):
-        budget = EvalBudget(c.eval.max_eval_seconds)
-        evals = score_artifact(art, d.val_tokens, d.luts, c.train.seq_len, c.eval, dev, autocast_dtype(res["autocast"], dev), log, f"{name}_{saved['compressor']}",
-                               on_log=tell, rank=rank, world=world, train_rate=res["tokens_per_s"], budget=budget)
-    return dict(train=res, size=size, compressor=saved["compressor"], val_bytes=d.val_bytes, legality=legality,
-                eval_budget=dict(max_eval_seconds=budget.max_seconds, phases=budget.phases),
+    evals, eval_budget = score_everywhere(c, d, art, res["autocast"], f"{name}_{saved['compressor']}", res["tokens_per_s"], rank, world, tell)
+    return dict(train=res, size=size, compressor=saved["compressor"], val_bytes=d.val_bytes, legality=legality, eval_budget=eval_budget,
                 evals={k: {m: e[m] for m in ("loss", "bpb", "tokens", "bytes", "seconds")} for k, e in evals.items()})
 
 def score_job(spec:dict,   # a job spec plus autocast (the run's), tag (its log tag) and train_rate (its tokens/s, for the budget's first estimate)
@@ -380,12 +385,9 @@ def score_job(spec:dict,   # a job spec plus autocast (the run's), tag (its log 
              )->dict:       # {evals, eval_budget}, the same on every rank
     "An artifact scored on every rank within the eval budget, its lines in the run's train.log (train_gpt's scoring on nproc > 1 ranks); rank 0 writes <artifact>.scores.json."
     rank, world = rank_world()
-    c = job_configs(spec); d, dev = open_job_data(c, rank, world), resolve_device(c.train.device)
-    with as_one("evaluation", c.run_dir, rank, world):
-        budget = EvalBudget(c.eval.max_eval_seconds)
-        evals = score_artifact(artifact, d.val_tokens, d.luts, c.train.seq_len, c.eval, dev, autocast_dtype(spec["autocast"], dev), Path(c.run_dir) / "train.log" if rank == 0 else None,
-                               spec["tag"], rank=rank, world=world, train_rate=spec.get("train_rate", 0.0), budget=budget)
-    out = dict(evals=evals, eval_budget=dict(max_eval_seconds=budget.max_seconds, phases=budget.phases))
+    c = job_configs(spec)
+    evals, eval_budget = score_everywhere(c, open_job_data(c, rank, world), artifact, spec["autocast"], spec["tag"], spec.get("train_rate", 0.0), rank, world)
+    out = dict(evals=evals, eval_budget=eval_budget)
     if rank == 0: atomic_write_bytes(Path(str(artifact) + ".scores.json"), json.dumps(out).encode())
     return out
 
