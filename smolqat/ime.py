@@ -11,7 +11,7 @@ __all__ = ['NOT_LEGAL', 'HINTS', 'masked_ce', 'ime_model_config', 'IMEModel', 'l
 
 # %% ../nbs/11_ime.ipynb #ec2c3d1d
 import io
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 import numpy as np
 import torch
@@ -352,17 +352,21 @@ def _epoch_hook(opts:IMEOptions, spe:int, steps:int, val:list, val_typo:list, ru
     return hook
 
 def check_resumable(ckpt, model:nn.Module)->None:
-    "A ValueError naming the checkpoint when it holds another model's weights (another vocabulary or size): train() would resume from it."
+    "A ValueError naming the checkpoint when it holds another model's weights (another vocabulary, size or weight mode): train() would resume from it."
     ck, src = load_latest_checkpoint(ckpt)
     if ck is None: return
     want, got = {k: tuple(v.shape) for k, v in model.state_dict().items()}, {k: tuple(v.shape) for k, v in ck["model"].items()}
     bad = next((k for k in sorted(want.keys() | got.keys()) if want.get(k) != got.get(k)), None)
-    if bad: raise ValueError(f"{src}: a checkpoint of another model ({bad}: {got.get(bad)} stored, {want.get(bad)} now); "
-                             "resume into a new run folder, or start over (train_ime -p resume False)")
+    stored, now = ck.get("model_config") or {}, asdict(model.cfg)
+    same = lambda a, b: list(a) == list(b) if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) else a == b
+    field = next((k for k in sorted(stored.keys() & now.keys()) if not same(stored[k], now[k])), None)
+    what = f"{bad}: {got.get(bad)} stored, {want.get(bad)} now" if bad else f"{field}={stored[field]!r} stored, {now[field]!r} now" if field else ""
+    if what: raise ValueError(f"{src}: a checkpoint of another model ({what}); resume into a new run folder, or start over (train_ime -p resume False)")
 
 def train_ime(data:IMEData, model_cfg:GPTConfig, train_cfg:TrainConfig, opts:IMEOptions,
               run_dir=None,        # metrics.jsonl, ckpt.pt and epochs/ go here (None: nothing written)
               teacher=None,        # a frozen IMEModel to distill (load_ime_model)
+              init=None,           # an IMEModel of the same names and shapes whose weights the model starts from (a ternary student from its fp teacher)
               on_step=None,        # an extra hook after the epoch hook
               progress:bool=True)->tuple: # (train()'s result with the epoch curve, the model)
     "Train the syllable encoder for opts.epochs over TRAIN, scoring VAL at every epoch end."
@@ -370,6 +374,7 @@ def train_ime(data:IMEData, model_cfg:GPTConfig, train_cfg:TrainConfig, opts:IME
     legal = ime_legal(data, opts)
     torch.manual_seed(train_cfg.seed)
     model = IMEModel(model_cfg, legal, opts.hints, opts.label_smoothing)
+    if init is not None: model.load_state_dict(init.state_dict())
     loader = IMELoader(pairs, legal, opts.batch_size, opts.seq_len, train_cfg.seed, opts.typo_p, nbrs, opts.ctx_p,
                        ctx_max=12 if opts.ctx_p else 0, hint_p=opts.hint_p, tone_drop_p=opts.tone_drop_p, to_toneless=toneless(data.vocab))
     spe = loader.steps_per_epoch

@@ -157,7 +157,7 @@ class KeySession:
         "One reconversion of the whole pre-edit, as Converter.convert does it, and the window at its last piece from the same pass."
         cv = self.conv
         lp = cv._logp(ids)
-        best = cv.convert_ids(ids, top=cv._top_of(lp, cv.k) if cv.lm is not None else None, lp=lp)
+        best = cv.convert_ids(ids, top=cv._top_of(lp, cv.k) if cv.lm is not None else None, lp=lp, toneless=self.cfg.toneless)
         return "".join(cv._render(best, items)), self._candidate(ids, lp, items)
 
     def _candidate(self, ids:np.ndarray, lp:np.ndarray, items:tuple)->Candidate:
@@ -169,9 +169,9 @@ class KeySession:
 
     def _phrases_ending(self, ids:np.ndarray, lp:np.ndarray, j:int)->list: # [(phrase, probability)]
         "The phrase table's phrases read like ids[i:j + 1] (2 to max_phrase syllables), longest first; none without a table."
-        cv, out = self.conv, []
-        if cv.lexicon is None: return out
+        cv, out, table = self.conv, [], self.conv.table(self.cfg.toneless)
+        if table is None: return out
         for i in range(max(0, j + 1 - self.cfg.max_phrase), j):
-            found = lexicon_phrases(cv.lexicon, ids[:j + 1], lp, i, cv.lex_weight, j + 1 - i)
+            found = lexicon_phrases(table, ids[:j + 1], lp, i, cv.lex_weight, j + 1 - i)
             out += [("".join(cv.out_chars[c] for c in ch.tolist()), p) for ch, p in found if len(ch) == j + 1 - i]
         return out

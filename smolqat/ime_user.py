@@ -26,7 +26,7 @@ USER_FORMAT = "smolqat.ime-user/1"   # the `format` of a user phrase store
 @dataclass
 class UserConfig:
     cap: int = 5000        # most phrases kept; a record at the cap first drops the least used tenth, and says so
-    bonus: float = 10.0    # nats added to a recorded character's log-probability where its phrase's inputs occur
+    bonus: float = 10.0    # nats a recorded character is put above its position's best where its phrase's inputs occur
     context: int = 1       # committed characters recorded on each side of a lone corrected character
     max_len: int = 8       # longest phrase recorded or looked up
 
@@ -126,14 +126,14 @@ def user_matches(ids:np.ndarray,  # (n,) input ids of a line
 
 def user_bias(lp:np.ndarray,        # (n, n_chars) legal-masked log-probabilities of a line
               matches:list,         # user_matches of the line
-              bonus:float=10.0,     # nats added to a matched character (plus the log of its phrase's count)
+              bonus:float=10.0,     # nats a matched character is put above its position's best (plus the log of its phrase's count)
              )->np.ndarray:         # (n, n_chars) a copy with the bonuses
-    "lp with bonus + log(count) added where a recorded phrase matches, once per (position, character): the largest."
+    "lp with a matched character bonus + log(count) above its position's best (or its own), once per (position, character): the largest."
     add = {}
     for a, chars, n in matches:
         for j, c in enumerate(chars): add[a + j, c] = max(add.get((a + j, c), 0.0), bonus + float(np.log(n)))
     out = lp.copy()
-    for (p, c), v in add.items(): out[p, c] += v
+    for (p, c), v in add.items(): out[p, c] = max(lp[p, c], lp[p].max()) + v
     return out
 
 # %% ../nbs/11d_ime_user.ipynb #5adc70c5
@@ -174,33 +174,39 @@ class UserConverter:
     def logp(self, ids:np.ndarray)->tuple: # (lp (n, n_chars) with the user's bonuses, matches)
         "The model's log-probabilities of a line with the bonuses of the recorded phrases that occur in it."
         lp, m = self.conv._logp(ids), user_matches(ids, self.store.index, self.cfg.max_len)
-        return (user_bias(lp, m, self.cfg.bonus) if m else lp), m
+        return (user_bias(lp, m, self.bonus) if m else lp), m
 
-    def decode(self, ids:np.ndarray, lp:np.ndarray)->np.ndarray: # (n,) character ids
-        "The converter's decode over given log-probabilities: the lattice with a table, the fused search with a trigram, else the argmax."
+    @property
+    def bonus(self)->float:
+        "The bonus in the decode's units: with a phrase table also the most a table phrase can gain per position over single characters (lex_weight x -floor)."
         c = self.conv
-        if c.lexicon is not None: return c.convert_ids(ids, lp=lp)
+        return self.cfg.bonus + (c.lex_weight * -c.lexicon.floor if c.lexicon is not None else 0.0)
+
+    def decode(self, ids:np.ndarray, lp:np.ndarray, toneless:bool=False)->np.ndarray: # (n,) character ids
+        "The converter's decode over given log-probabilities: the lattice with a table (toneless: its toneless form), the fused search with a trigram, else the argmax."
+        c = self.conv
+        if c.lexicon is not None: return c.convert_ids(ids, lp=lp, toneless=toneless)
         return c.convert_ids(ids, top=c._top_of(lp, c.k)) if c.lm is not None else lp.argmax(1)
 
-    def convert_ids(self, ids:np.ndarray)->np.ndarray: # (n,) character ids
+    def convert_ids(self, ids:np.ndarray, toneless:bool=False)->np.ndarray: # (n,) character ids
         "The conversion with the user's phrases; a line where none occurs converts exactly as the plain converter."
         ids = np.asarray(ids, np.int64)
-        if not len(ids) or not user_matches(ids, self.store.index, self.cfg.max_len): return self.conv.convert_ids(ids)
-        return self.decode(ids, self.logp(ids)[0])
+        if not len(ids) or not user_matches(ids, self.store.index, self.cfg.max_len): return self.conv.convert_ids(ids, toneless=toneless)
+        return self.decode(ids, self.logp(ids)[0], toneless)
 
     def convert(self, text:str, toneless:bool=False)->str:
         "Bopomofo in, Traditional characters out, preferring what the user chose before."
         items, ids = self.conv.read(text, toneless)
-        return "".join(self.conv._render(self.convert_ids(ids), items))
+        return "".join(self.conv._render(self.convert_ids(ids, toneless), items))
 
-    def commit_ids(self, ids:np.ndarray, chosen:np.ndarray, converted:np.ndarray=None)->list: # messages of the store's cap
+    def commit_ids(self, ids:np.ndarray, chosen:np.ndarray, converted:np.ndarray=None, toneless:bool=False)->list: # messages of the store's cap
         "The user committed `chosen` for the line: record each changed span (changed_spans) against `converted` (default: convert_ids)."
         ids, chosen = np.asarray(ids, np.int64), np.asarray(chosen, np.int64)
         if len(chosen) != len(ids): raise ValueError(f"commit: {len(chosen)} characters committed for {len(ids)} inputs")
         syl = self._syl[ids]
         illegal = [i for i in np.flatnonzero(syl).tolist() if not (0 < chosen[i] < self.conv.n_chars and self.conv._legal[ids[i], chosen[i]])]
         if illegal: raise ValueError(f"commit: the character at position {illegal[0] + 1} cannot be read as {self.conv.vocab.inputs[ids[illegal[0]]]!r}")
-        converted = self.convert_ids(ids) if converted is None else np.asarray(converted)
+        converted = self.convert_ids(ids, toneless) if converted is None else np.asarray(converted)
         spans = changed_spans(syl & (chosen != converted), syl, self.cfg.context, self.cfg.max_len)
         msgs = [m for a, b in spans if (m := self.store.record(ids[a:b], chosen[a:b]))]
         if spans: self.store.save()
@@ -212,7 +218,7 @@ class UserConverter:
         if len(chosen) != len(items): raise ValueError(f"commit: {len(chosen)} characters committed for {len(items)} pieces of {text!r}")
         bad = [i for i, ((p, s, _), ch) in enumerate(zip(items, chosen)) if not s and ch != p]
         if bad: raise ValueError(f"commit: character {bad[0] + 1} is {chosen[bad[0]]!r}; {items[bad[0]][0]!r} was typed there")
-        return self.commit_ids(ids, [self.conv.vocab.char_id.get(ch, -1) if s else 0 for (_, s, _), ch in zip(items, chosen)])
+        return self.commit_ids(ids, [self.conv.vocab.char_id.get(ch, -1) if s else 0 for (_, s, _), ch in zip(items, chosen)], toneless=toneless)
 
     def candidates(self, text:str, k:int=5, toneless:bool=False, max_phrase:int=4)->list: # a Candidate per piece
         "The converter's candidate window, the recorded phrases that start at a position first among its phrases."

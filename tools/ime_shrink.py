@@ -4,28 +4,18 @@ artifact's bytes by part and its accuracy with the phrase table on VAL and MOE, 
     python tools/ime_shrink.py runs/ime_kd [--policies int8,rtn6,rtn5e4] [--val 0] [--moe 2000] [--out FILE]
 
 The run folder must hold the run's `ckpt.pt` (its trained weights) and `model.ptz` (its artifact: vocabulary, legal set,
-phrase table, n-gram). A policy is a name of POLICIES: the per-category specs (attn, mlp, embed, other) of a MixedPolicy
-(06_gptq); `int8` is the served IME_POLICY. Round to nearest with the clip search only (GPTQ would need the encoder's
+phrase table, n-gram). A policy is a name of 11a_ime_serve's IME_POLICIES: the per-category specs (attn, mlp, embed, other) of a
+MixedPolicy (06_gptq); `int8` is the plain IME_POLICY. Round to nearest with the clip search only (GPTQ would need the encoder's
 Hessians). The data are those the run's metrics.json names; MOE needs py-chinese-pronounce. Prints one JSON object.
 """
 import argparse, json, sys, tempfile, time
 from pathlib import Path
 
-POLICIES = {  # name -> (attn, mlp, embed, other) specs; the embed category holds the syllable embedding and the character head
-    "int8": ("int8", "int8", "int8", "int8"),
-    "rtn6": ("rtn6", "rtn6", "rtn6", "rtn6"),
-    "rtn6e5": ("rtn6", "rtn6", "rtn5", "rtn6"),
-    "rtn5": ("rtn5", "rtn5", "rtn5", "rtn5"),
-    "rtn6e4": ("rtn6", "rtn6", "rtn4", "rtn6"),
-    "rtn4": ("rtn4", "rtn4", "rtn4", "rtn4"),
-}
-
 def policy(name:str):
-    "The MixedPolicy of a POLICIES name (int8: the served one)."
-    from smolqat.gptq import MixedPolicy
-    from smolqat.ime_serve import IME_POLICY
-    if name not in POLICIES: raise SystemExit(f"--policies: unknown {name!r}; known: {sorted(POLICIES)}")
-    return IME_POLICY if name == "int8" else MixedPolicy(*POLICIES[name], keep_float_max_numel=IME_POLICY.keep_float_max_numel)
+    "The MixedPolicy of an IME_POLICIES name (11a_ime_serve; int8: the plain IME_POLICY)."
+    from smolqat.ime_serve import IME_POLICIES
+    if name not in IME_POLICIES: raise SystemExit(f"--policies: unknown {name!r}; known: {sorted(IME_POLICIES)}")
+    return IME_POLICIES[name]
 
 def parts(path)->dict: # part -> compressed bytes (artifact_report's per-tensor share of the model) plus the whole file
     "Bytes of the artifact by part: the embedding, the head, the blocks by kind, the rest; and the file."
@@ -38,7 +28,7 @@ def parts(path)->dict: # part -> compressed bytes (artifact_report's per-tensor 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run_dir", type=Path)
-    ap.add_argument("--policies", default="int8,rtn6,rtn6e5,rtn5,rtn6e4", help="comma-separated POLICIES names")
+    ap.add_argument("--policies", default="int8,rtn6,rtn6e5,rtn5,rtn6e4", help="comma-separated IME_POLICIES names")
     ap.add_argument("--val", type=int, default=0, help="VAL lines scored (0: all)")
     ap.add_argument("--moe", type=int, default=2000, help="MOE sentences scored, spread over the set (0: all)")
     ap.add_argument("--weight", type=float, default=0.6, help="the phrase table's weight in the decode")
