@@ -40,6 +40,11 @@ def _act_deq(x:Tensor, bits:int=8, eps:float=1e-5)->Tensor:
     s = m / xf.abs().amax(-1, keepdim=True).clamp_min(eps)
     return ((xf * s).round().clamp(-m, m) / s).to(x.dtype)
 
+def _act_deq_served(x:Tensor, bits:int=8, eps:float=1e-5)->Tensor:
+    "_act_deq of an fp32 tensor without gradient in fewer kernels (the inf-norm is the absmax; the clamp never binds): the same values bit for bit."
+    s = qmax(bits) / torch.linalg.vector_norm(x, float("inf"), -1, keepdim=True).clamp_min_(eps)
+    return (x * s).round_().div_(s)
+
 def activation_quant(x:Tensor,      # (..., features) activations; each last-dim row is one token
                      bits:int=8,    # signed levels in [-(2^(bits-1)-1), 2^(bits-1)-1]
                      eps:float=1e-5,# floor of the absmax (all-zero tokens stay zero)
@@ -151,6 +156,8 @@ def check_quant_options(owner:str,  # class name for the message: "QuantConfig",
 
 
 # %% ../nbs/01_bitlinear.ipynb #ca479aa0
+_SERVED = [None]   # the last input a frozen BitLinear read and what it made of it: (input, (its version, layer options), quantized input)
+
 class BitLinear(nn.Linear):
     "Drop-in for CastedLinear: ternary or int-k weights and int-k per-token activations, blended in by the `quant_alpha` buffer."
     def __init__(self, in_features:int, out_features:int, bias:bool=False,
@@ -177,9 +184,21 @@ class BitLinear(nn.Linear):
 
     def effective_weight(self)->Tensor: return self.weight if self.frozen else ste(self.weight, self.quantized_weight(), self.quant_alpha)
 
+    def served_input(self, x:Tensor)->Tensor:
+        "What a frozen layer multiplies without gradient: SubLN, then the per-token quantization; once for the layers that read the same tensor (q, k, v)."
+        last, memo = _SERVED[0], not torch.compiler.is_compiling()    # compiled, the graph shares the computation itself
+        key = (None if x.is_inference() else x._version, self.quant_pre_norm, self.act_bits)   # inference tensors keep no version counter
+        if memo and last is not None and last[0] is x and last[1] == key: return last[2]
+        y = F.rms_norm(x, (x.size(-1),)) if self.quant_pre_norm else x
+        if self.act_bits: y = _act_deq_served(y, self.act_bits) if y.dtype == torch.float32 else _act_deq(y, self.act_bits)
+        if memo: _SERVED[0] = (x, key, y)
+        return y
+
     def forward(self, x:Tensor)->Tensor:
-        if self.quant_pre_norm: x = F.rms_norm(x, (x.size(-1),))
-        if self.act_bits: x = _act_deq(x, self.act_bits) if self.frozen and not x.requires_grad else ste(x, _act_deq(x, self.act_bits), self.quant_alpha)
+        if self.frozen and not x.requires_grad: x = self.served_input(x)
+        else:
+            if self.quant_pre_norm: x = F.rms_norm(x, (x.size(-1),))
+            if self.act_bits: x = ste(x, _act_deq(x, self.act_bits), self.quant_alpha)
         bias = None if self.bias is None else self.bias.to(x.dtype)
         return F.linear(x, self.effective_weight().to(x.dtype), bias)
 

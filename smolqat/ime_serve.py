@@ -29,9 +29,11 @@ from .ime_lexicon import PhraseTable, lattice_decode, lexicon_phrases, table_to_
 IME_FORMAT = "smolqat.ime/1"   # the `extra` of an IME artifact: its format name
 IME_POLICY = MixedPolicy("int8", "int8", "int8", "int8", keep_float_max_numel=4096)   # every matrix above 4,096 weights int8 per row
 IME_POLICIES = {"int8": IME_POLICY,                    # name -> how an artifact stores the matrices that are not ternary (attn, mlp, embed, other)
-                **{f"rtn{b}": MixedPolicy(*[f"rtn{b}"] * 4, keep_float_max_numel=4096) for b in (6, 5, 4)},
+                **{f"rtn{b}": MixedPolicy(*[f"rtn{b}"] * 4, keep_float_max_numel=4096) for b in (6, 5, 4, 3)},
                 "rtn6e5": MixedPolicy("rtn6", "rtn6", "rtn5", "rtn6", keep_float_max_numel=4096),
-                "rtn6e4": MixedPolicy("rtn6", "rtn6", "rtn4", "rtn6", keep_float_max_numel=4096)}
+                "rtn6e4": MixedPolicy("rtn6", "rtn6", "rtn4", "rtn6", keep_float_max_numel=4096),
+                "rtn4e5": MixedPolicy("rtn4", "rtn4", "rtn5", "rtn4", keep_float_max_numel=4096),   # the served student's (train_ime)
+                "rtn4e3": MixedPolicy("rtn4", "rtn4", "rtn3", "rtn4", keep_float_max_numel=4096)}
 
 def ime_policy(name:str)->MixedPolicy:
     "The MixedPolicy of an IME_POLICIES name; ValueError naming the choices."
@@ -343,11 +345,12 @@ class Converter:
         "Keystrokes on the standard (Dachen) layout in, Traditional characters out."
         return self.convert(keys_to_bopomofo(keys), toneless)
 
-    def candidates(self, text:str, k:int=5, toneless:bool=False, max_phrase:int=4, min_p:float=0.5)->list: # a Candidate per piece
+    def candidates(self, text:str, k:int=5, toneless:bool=False, max_phrase:int=4, min_p:float=0.5,
+                   lp:np.ndarray=None)->list: # a Candidate per piece; lp: the line's _logp when the caller has it
         "The candidate window: per position the k most likely characters, and the conversion's phrases that start there (see the text)."
         items, ids = self.read(text, toneless)
         if not items: return []
-        full = self._logp(ids)                                          # one encoder pass for the characters and the phrases
+        full = self._logp(ids) if lp is None else lp                    # one encoder pass for the characters and the phrases
         top, lp = self._top_of(full, max(k, self.k)), full if self.lexicon is not None else None
         best, p1, syl = self.convert_ids(ids, top, lp, toneless), np.exp(top[1][:, 0]), np.array([s for _, s, _ in items])
         out = self._render(best, items)

@@ -222,8 +222,9 @@ class UserConverter:
 
     def candidates(self, text:str, k:int=5, toneless:bool=False, max_phrase:int=4)->list: # a Candidate per piece
         "The converter's candidate window, the recorded phrases that start at a position first among its phrases."
-        cands, (items, ids) = self.conv.candidates(text, k, toneless, max_phrase), self.conv.read(text, toneless)
+        items, ids = self.conv.read(text, toneless)
         lp = self.conv._logp(ids) if len(ids) else None
+        cands = self.conv.candidates(text, k, toneless, max_phrase, lp=lp)      # the same encoder pass
         for a, ch, _ in sorted(user_matches(ids, self.store.index, max_phrase), key=lambda m: -len(m[1])):
             if len(ch) < 2: continue
             w = "".join(self.conv.out_chars[c] for c in ch)

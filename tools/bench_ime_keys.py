@@ -1,6 +1,6 @@
 """Per-key latency of the keystroke front end (11c_ime_keys' KeySession) against the whole-line conversion, on one thread.
 
-    python tools/bench_ime_keys.py                          # runs/ime_fp/model.ptz, else an untrained encoder of the job's shape
+    python tools/bench_ime_keys.py                          # runs/ime/model.ptz (the served student), else an untrained encoder of its shape
     python tools/bench_ime_keys.py --artifact runs/X/model.ptz --sentences 50 --per-key keys.csv
 
 Types whole MOE sentences (the dictionary's test set; VAL when it was not prepared) key by key on the Dachen layout, with
@@ -8,7 +8,7 @@ their punctuation on libchewing's symbol keys, and times each `press`; the refer
 the same prefix (the pieces the pre-edit shows converted), timed on the same machine in the same run. Keys that complete
 a syllable (a tone key, the space bar, a symbol, Enter) and keys that do not (an initial, medial or final still being
 typed) are reported apart, each as the median over --repeats typings. libchewing types the same keys when it is installed
-(11b_chewing's Chewing). Without runs/ime_fp, the encoder is untrained but of the job's shape with the job's phrase table
+(11b_chewing's Chewing). Without runs/ime, the encoder is untrained but of the job's shape with the job's phrase table
 (tools/ime_latency.py's untrained_artifacts): the time of a conversion depends on the shapes, not the weights.
 Prints one JSON object."""
 import argparse, json, sys, tempfile, time
@@ -38,8 +38,8 @@ def artifact_and_data(path):
                            phrase_lists=d.get("phrase_lists", "chewing"))
         return Converter.from_artifact(path), data, str(path)
     data = job_data()
-    art = untrained_artifacts(data, Path(tempfile.mkdtemp()))["fp"]
-    return Converter.from_artifact(art), data, f"untrained fp encoder of the job's shape (4x192) with the job's phrase table ({path} not found)"
+    art = untrained_artifacts(data, Path(tempfile.mkdtemp()))["ternary"]
+    return Converter.from_artifact(art), data, f"untrained ternary encoder of the served student's shape (4x192, int8 activations) with the job's phrase table ({path} not found)"
 
 def sentences(conv, data, n:int)->tuple: # (split name, [keys])
     "n typable sentences spread over MOE (VAL when MOE was not prepared), as keys."
@@ -110,7 +110,7 @@ def summary(rows:list, chew_ms:list)->dict:
 
 def main(argv=None)->int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--artifact", default="runs/ime_fp/model.ptz", help="an IME artifact (default: the README's job's)")
+    ap.add_argument("--artifact", default="runs/ime/model.ptz", help="an IME artifact (default: the README's served student)")
     ap.add_argument("--sentences", type=int, default=50, help="sentences typed, spread over the split")
     ap.add_argument("--repeats", type=int, default=3, help="typings of each sentence (and whole-line conversions of each prefix); the median counts")
     ap.add_argument("--per-key", metavar="CSV", help="also write one row per key here")

@@ -1,12 +1,15 @@
 """What a smaller IME artifact costs: one trained run's weights exported under several quantization policies, each
 artifact's bytes by part and its accuracy with the phrase table on VAL and MOE, from the artifact's own round trip.
 
-    python tools/ime_shrink.py runs/ime_kd [--policies int8,rtn6,rtn5e4] [--val 0] [--moe 2000] [--out FILE]
+    python tools/ime_shrink.py runs/ime [--policies int8,rtn6,rtn4] [--min-freq 2,20] [--val 0] [--moe 2000] [--out FILE]
 
 The run folder must hold the run's `ckpt.pt` (its trained weights) and `model.ptz` (its artifact: vocabulary, legal set,
 phrase table, n-gram). A policy is a name of 11a_ime_serve's IME_POLICIES: the per-category specs (attn, mlp, embed, other) of a
 MixedPolicy (06_gptq); `int8` is the plain IME_POLICY. Round to nearest with the clip search only (GPTQ would need the encoder's
-Hessians). The data are those the run's metrics.json names; MOE needs py-chinese-pronounce. Prints one JSON object.
+Hessians). `--min-freq` also rebuilds libchewing's phrase table without its phrases rarer than each value (the job's
+`lex_min_freq`; the artifact's own table by default). The data are those the run's metrics.json names; MOE needs
+py-chinese-pronounce. Each artifact is scored as served: its model and its table read back from the file. Prints one
+JSON object.
 """
 import argparse, json, sys, tempfile, time
 from pathlib import Path
@@ -29,6 +32,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--policies", default="int8,rtn6,rtn6e5,rtn5,rtn6e4", help="comma-separated IME_POLICIES names")
+    ap.add_argument("--min-freq", default="", help="comma-separated lex_min_freq values to rebuild the phrase table at (default: the artifact's own table)")
     ap.add_argument("--val", type=int, default=0, help="VAL lines scored (0: all)")
     ap.add_argument("--moe", type=int, default=2000, help="MOE sentences scored, spread over the set (0: all)")
     ap.add_argument("--weight", type=float, default=0.6, help="the phrase table's weight in the decode")
@@ -39,7 +43,7 @@ def main():
     from smolqat.ime import load_ime_model
     from smolqat.ime_data import prepare_ime
     from smolqat.ime_baselines import all_pairs, spread
-    from smolqat.ime_lexicon import lexicon_scores
+    from smolqat.ime_lexicon import lexicon_scores, chewing_table
     from smolqat.ime_serve import read_ime_artifact, ime_artifact
     art = read_ime_artifact(a.run_dir / "model.ptz")
     run_data = json.loads((a.run_dir / "metrics.json").read_text())["data"]   # the run's prepare_ime arguments
@@ -50,13 +54,15 @@ def main():
     if "moe" in data.meta["lines"]: sets["moe"] = spread(all_pairs(data.split("moe")), a.moe)
     trained = load_ime_model(a.run_dir, art["model"].legal)
     out = dict(run=str(a.run_dir), weight=a.weight, lines={k: len(v) for k, v in sets.items()}, policies={})
+    tables = {"": art["lexicon"], **{f"/min_freq{m}": chewing_table(data, int(m)) for m in filter(None, a.min_freq.split(","))}}
     for name in a.policies.split(","):
-        t0 = time.time(); path = Path(tempfile.mkdtemp()) / f"{name}.ptz"
-        ime_artifact(trained, art["vocab"], path, tone_drop=art["tone_drop"], lm=art["lm"], lexicon=art["lexicon"], policy=policy(name))
-        back = read_ime_artifact(path)["model"]
-        acc = {k: lexicon_scores(back, ps, art["lexicon"], (a.weight,), back.cfg.block_size)[a.weight]["char_acc"] for k, ps in sets.items()}
-        out["policies"][name] = dict(bytes=parts(path), char_acc=acc, seconds=round(time.time() - t0, 1))
-        print(name, out["policies"][name], file=sys.stderr, flush=True)
+        for tag, table in tables.items():
+            t0 = time.time(); path = Path(tempfile.mkdtemp()) / f"{name}.ptz"
+            ime_artifact(trained, art["vocab"], path, tone_drop=art["tone_drop"], lm=art["lm"], lexicon=table, policy=policy(name))
+            back = read_ime_artifact(path)
+            acc = {k: lexicon_scores(back["model"], ps, back["lexicon"], (a.weight,), back["model"].cfg.block_size)[a.weight]["char_acc"] for k, ps in sets.items()}
+            out["policies"][name + tag] = dict(bytes=parts(path), phrases=len(back["lexicon"]), char_acc=acc, seconds=round(time.time() - t0, 1))
+            print(name + tag, out["policies"][name + tag], file=sys.stderr, flush=True)
     text = json.dumps(out, indent=1)
     if a.out: a.out.write_text(text)
     print(text)
