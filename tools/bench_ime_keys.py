@@ -36,7 +36,8 @@ def artifact_and_data(path):
         d = json.loads(meta.read_text()).get("data", {}) if meta.exists() else {}
         data = prepare_ime(lexicon=d.get("lexicon", False), readings=d.get("readings", "pypinyin"), phrase_lines=d.get("phrase_lines") or 0,
                            phrase_lists=d.get("phrase_lists", "chewing"))
-        return Converter.from_artifact(path), data, str(path)
+        root = Path(__file__).resolve().parents[1]                      # shown relative to the checkout when inside it
+        return Converter.from_artifact(path), data, str(path.resolve().relative_to(root) if path.resolve().is_relative_to(root) else path)
     data = job_data()
     art = untrained_artifacts(data, Path(tempfile.mkdtemp()))["ternary"]
     return Converter.from_artifact(art), data, f"untrained ternary encoder of the served student's shape (4x192, int8 activations) with the job's phrase table ({path} not found)"
