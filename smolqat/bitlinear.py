@@ -186,13 +186,16 @@ class BitLinear(nn.Linear):
 
     def served_input(self, x:Tensor)->Tensor:
         "What a frozen layer multiplies without gradient: SubLN, then the per-token quantization; once for the layers that read the same tensor (q, k, v)."
-        last, memo = _SERVED[0], not torch.compiler.is_compiling()    # compiled, the graph shares the computation itself
-        key = (None if x.is_inference() else x._version, self.quant_pre_norm, self.act_bits)   # inference tensors keep no version counter
-        if memo and last is not None and last[0] is x and last[1] == key: return last[2]
-        y = F.rms_norm(x, (x.size(-1),)) if self.quant_pre_norm else x
-        if self.act_bits: y = _act_deq_served(y, self.act_bits) if y.dtype == torch.float32 else _act_deq(y, self.act_bits)
-        if memo: _SERVED[0] = (x, key, y)
+        if torch.compiler.is_compiling(): return self._served(x)       # compiled, the graph shares the computation itself
+        last, key = _SERVED[0], (None if x.is_inference() else x._version, self.quant_pre_norm, self.act_bits)   # inference tensors keep no version counter
+        if last is not None and last[0] is x and last[1] == key: return last[2]
+        y = self._served(x)
+        _SERVED[0] = (x, key, y)
         return y
+
+    def _served(self, x:Tensor)->Tensor:
+        y = F.rms_norm(x, (x.size(-1),)) if self.quant_pre_norm else x
+        return (_act_deq_served(y, self.act_bits) if y.dtype == torch.float32 else _act_deq(y, self.act_bits)) if self.act_bits else y
 
     def forward(self, x:Tensor)->Tensor:
         if self.frozen and not x.requires_grad: x = self.served_input(x)

@@ -86,8 +86,11 @@ class IMEModel(nn.Module):
                 legal:Tensor=None,                # a legal set to use instead of the model's (e.g. tone-insensitive)
                )->Tensor:                         # the loss, or (B, T, n_chars) legal-masked fp32 logits
         add = self._hint_vectors(hints) if hints is not None and self.hints != "off" else None
-        h, legal = self.gpt.features(idx, reset_mask, add), self.legal if legal is None else legal
-        if targets is None: return self.gpt._logits(h).masked_fill(~legal[idx], NOT_LEGAL)
+        legal = self.legal if legal is None else legal
+        if targets is None:                             # served (serve(compile=True)): the compiled encoder
+            h = (getattr(self, "_encode", None) or self.gpt.features)(idx, reset_mask, add)
+            return self.gpt._logits(h).masked_fill(~legal[idx], NOT_LEGAL)
+        h = self.gpt.features(idx, reset_mask, add)
         rows = targets != -100                          # the head runs on the scored positions only
         return masked_ce(self.gpt._logits(h[rows]), targets[rows], legal[idx[rows]], self.label_smoothing)
 

@@ -3,6 +3,7 @@
     python tools/ime_latency.py                      # fp and ternary encoders at the main job's shape, untrained
     python tools/ime_latency.py runs/ime_fp runs/ime_kd   # the artifacts (model.ptz) of finished runs
     python tools/ime_latency.py runs/ime_fp --untrained   # both, in the same rounds
+    python tools/ime_latency.py runs/ime_fp_aug runs/ime --compile   # each also with its encoder compiled
 
 Times what `train_ime` times (11a_ime_serve's block_latency: the p50 and p95 of the quietest of 5 blocks of 50 calls):
 one 20-syllable VAL sentence converted from the artifact, with its phrase table and without, next to libchewing typing
@@ -52,6 +53,7 @@ def main(argv=None)->int:
     ap.add_argument("runs", nargs="*", help="run folders (or artifact files); none: untrained fp and ternary encoders of the job's shape")
     ap.add_argument("--untrained", action="store_true", help="also the untrained encoders when runs are given")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds; each times every converter with block_latency")
+    ap.add_argument("--compile", action="store_true", help="also each artifact with its encoder compiled (Converter.from_artifact(compile=True)), after a first conversion")
     a = ap.parse_args(argv)
     data, tmp = job_data(), tempfile.TemporaryDirectory()
     arts = {Path(r).name: (Path(r) / "model.ptz" if Path(r).is_dir() else Path(r)) for r in a.runs}
@@ -66,6 +68,10 @@ def main(argv=None)->int:
         conv = Converter.from_artifact(p, lm=False)
         calls[f"{name}, with the table"] = lambda c=conv: c.convert(text)
         calls[f"{name}, alone"] = lambda c=Converter(conv.model, conv.vocab, conv.tone_drop): c.convert(text)
+        if a.compile:
+            fast = Converter.from_artifact(p, lm=False, compile=True)
+            if fast.convert(text) != conv.convert(text): sys.exit(f"{p}: the compiled encoder converts the sentence otherwise than eager")
+            calls[f"{name}, with the table, compiled"] = lambda c=fast: c.convert(text)
     chew = Chewing.open()
     if chew: calls["libchewing"] = lambda: chew.type_run(syl)
     got = {k: [] for k in calls}
