@@ -26,7 +26,7 @@ from .trainconfig import TrainConfig
 from .train import train
 from .checkpoint import append_metrics, read_metrics, load_checkpoint, load_latest_checkpoint, ckpt_file
 from .ime_data import NOT_SCORED, UNK, IMEData, typo_neighbors, add_typo
-from .readings import is_syllable, TONE_MARKS
+from .readings import is_syllable, strip_tone
 from .ime_baselines import all_pairs, spread, ime_scores, KneserNey, lm_beam
 
 # %% ../nbs/11_ime.ipynb #11e2aa88
@@ -266,9 +266,8 @@ def typo_pairs(pairs:list, neighbors:dict, seed:int=0)->list:
     return [(add_typo(s, neighbors, rng), c) for s, c in pairs]
 
 def toneless(vocab)->np.ndarray: # input id -> toneless input id
-    "Map every syllable to its first-tone form (its tone mark stripped); other inputs map to themselves (UNK when the form is unknown)."
-    strip = lambda s: "".join(ch for ch in s if ch not in TONE_MARKS)
-    ids = [vocab.input_id.get(strip(s), vocab.input_id[UNK]) if is_syllable(s) else i for i, s in enumerate(vocab.inputs)]
+    "Map every syllable to its toneless form (strip_tone: the first-tone form); other inputs map to themselves (UNK only in a vocabulary of format 1, which lacked some forms)."
+    ids = [vocab.input_id.get(strip_tone(s), vocab.input_id[UNK]) if is_syllable(s) else i for i, s in enumerate(vocab.inputs)]
     return np.array(ids)
 
 def toneless_legal(legal:np.ndarray, to_toneless:np.ndarray)->np.ndarray: # (n_inputs, n_chars) bool

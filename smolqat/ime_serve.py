@@ -20,7 +20,7 @@ from .bitlinear import freeze_quantized
 from .export import quantize_model, save_artifact, read_artifact, dequantize_model_state
 from .gptq import MixedPolicy
 from .ime_data import IMEVocab, UNK, DACHEN
-from .readings import is_syllable, TONE_MARKS
+from .readings import is_syllable, strip_tone, TONE_MARKS
 from .ime import IMEModel, NOT_LEGAL, legal_csr, fused_decode, toneless as toneless_ids
 from .ime_baselines import KneserNey
 from .ime_lexicon import PhraseTable, lattice_decode, lexicon_phrases, table_to_tensors, table_from_tensors, toneless_table
@@ -271,7 +271,7 @@ class Converter:
         self.model, self.vocab, self.tone_drop, self.lm, self.lexicon = model.serve(), vocab, tone_drop, lm, lexicon
         self.lm_weight, self.k, self.beam, self.lex_weight = lm_weight, k, beam, lex_weight
         self.known = frozenset(vocab.syllables)
-        self.forms = frozenset("".join(c for c in s if c not in TONE_MARKS) for s in self.known)   # the syllables without their tones
+        self.forms = frozenset(map(strip_tone, self.known))   # the syllables without their tones
         self.unk, self.n_chars, self._legal = vocab.input_id[UNK], len(vocab.chars), self.model.legal.cpu().numpy()
         self.out_chars = ["\ufffd"] + list(vocab.chars[1:])   # the unknown character, never legal for a syllable, as U+FFFD
         self._flat = None                                      # the phrase table keyed by toneless readings, built when first asked for
@@ -330,7 +330,8 @@ class Converter:
         if self.lexicon is not None: return lattice_decode(ids, self._logp(ids) if lp is None else lp, self.table(toneless), self.lex_weight)
         if self.lm is None: return self._argmax(ids)
         ti, tl = top if top is not None else self._top(ids, self.k)
-        return fused_decode(ids, (ti[:, :self.k], tl[:, :self.k]), self.lm, self._legal, self.lm_weight, self.beam)
+        best = fused_decode(ids, (ti[:, :self.k], tl[:, :self.k]), self.lm, self._legal, self.lm_weight, self.beam)
+        return np.where(best < self.n_chars, best, 0)   # a syllable with no legal character (one never trained): the unknown character
 
     def _render(self, best:np.ndarray, items:list)->list:
         "The output of each piece: the converted character of a syllable, any other piece as typed."
