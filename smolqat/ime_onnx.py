@@ -12,8 +12,10 @@ import argparse, hashlib, io, json, math, sys
 from pathlib import Path
 import numpy as np
 import torch
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+try:
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError as e: raise ImportError(f'smolqat-ime-onnx needs the onnx package ({e}): pip install -e ".[onnx]"') from e
 from fastcore.basics import patch
 from .core import atomic_write_bytes
 from .bitlinear import BitLinear, dequantize_rows, dec_ternary

@@ -9,7 +9,8 @@ __all__ = ['ORT_FORMAT', 'UNK', 'side_path', 'LETTERS', 'INITIALS', 'MEDIALS', '
 import hashlib, io, json, re
 from pathlib import Path
 import numpy as np
-import onnxruntime as ort
+try: import onnxruntime as ort
+except ImportError as e: raise ImportError(f'smolqat.ime_ort needs onnxruntime ({e}): pip install onnxruntime (or -e ".[onnx]")') from e
 
 ORT_FORMAT = "smolqat.ime_onnx/1"   # the format both files of an export name: the ONNX model's metadata and the side file's
 UNK = "<unk>"                       # the vocabulary's unknown input
