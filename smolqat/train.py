@@ -31,7 +31,7 @@ from .trainconfig import TrainConfig, check_batch_split, lr_mult, muon_momentum
 from .checkpoint import load_checkpoint, save_checkpoint, load_latest_checkpoint, append_metrics, read_metrics, _truncate_metrics
 from .trainlog import log_line, header_lines, train_line, val_line, stop_line, memory_line, _truncate_log
 from .averages import make_averages, update_averages
-from .speed import probe_autocast, find_compiler, as_configured, decide_speed, autocast_dtype, _autocast, _stored_decisions, _agree
+from .speed import mfu_report, probe_autocast, probe_compile, find_compiler, as_configured, decide_speed, autocast_dtype, _autocast, _stored_decisions, _agree
 
 # %% ../nbs/04_train.ipynb #44f6e5a7
 def resolve_device(device:str="auto")->torch.device:
@@ -396,6 +396,7 @@ def finish_run(run:RunState, cfg:TrainConfig)->dict:
     save_run(run, cfg)
     out = dict(steps=run.step, train_seconds=run.elapsed, losses=run.losses, skipped_steps=dict(run.skipped),
                tokens_per_s=run.step * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions, **run.primed)   # the whole run's, also when resumed
+    out.update(mfu_report(run.model, cfg.seq_len, out["tokens_per_s"], run.dev, run.world, recur_share=1 - cfg.recur_start_frac))   # 04e_speed
     if run.averages: out["averaged"] = {k: int(a.n_averaged) for k, a in run.averages.items()}
     if run.val_tokens is not None: out.update(_final_evals(run, cfg))
     _log_end(run, cfg)
@@ -460,8 +461,9 @@ def _decide_now(run:RunState, cfg:TrainConfig, loader)->dict:
     "Autocast and compile decided by measuring the run's model on its first batch (the probe's seconds are training time; logged at step 0)."
     batch = loader.batch(run.step)
     measure = lambda dtypes: probe_autocast(run.model, batch, run.dev, lambda m, x, y, ex: _loss(m, run.teacher, x, y, cfg, ex), dtypes)
-    d = _agree(decide_speed(cfg, run.dev, measure, batch[0].numel(), find_compiler(run.dev)), run.world)
-    run.elapsed += d.get("speed_probe", {}).get("seconds", 0.0)
+    measure_c = lambda ac: probe_compile(run.model, batch, run.dev, lambda m, x, y, ex: _loss(m, run.teacher, x, y, cfg, ex), ac, backend=COMPILE_BACKEND)
+    d = _agree(decide_speed(cfg, run.dev, measure, batch[0].numel(), find_compiler(run.dev), measure_c), run.world)
+    run.elapsed += d.get("speed_probe", {}).get("seconds", 0.0) + d.get("compile_probe", {}).get("seconds", 0.0)   # both probes are training time
     append_metrics(run.metrics_path, dict(step=0, **d))
     return d
 

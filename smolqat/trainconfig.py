@@ -44,7 +44,7 @@ class TrainConfig:
     log_every: int = 10            # steps between train-loss records in metrics.jsonl and lines in train.log (which also logs steps 1-10)
     checkpoint_every: int = 0      # steps between checkpoints (0: only at the end)
     nonfinite: str = "raise"       # non-finite loss: "raise" (stop, naming the step) or "skip" (drop the step, logged)
-    compile: str = "off"           # torch.compile the model: "off", "on", or "auto" (on when a compiler is found and the run pays the compile back: decide_compile)
+    compile: str = "off"           # torch.compile the model: "off", "on", or "auto" (measured eager against compiled when the run can pay a compile back: 04e_speed decide_compile)
     prime_steps: int = 0           # full training steps run before the clock and then undone (weights, optimizer and average states, RNG), so compiled graphs exist before the timed steps (the reference's WARMUP_STEPS: 20)
     prime_outside_clock: bool = False # the priming's seconds are not charged to max_seconds (the challenge allows it; False: charged, as for the embedded-corpus demo)
     qat_start_frac: float = 0.0    # BitLinear models: quant_alpha is 0 before this fraction of the run (steps, or seconds under a budget)

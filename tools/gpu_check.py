@@ -55,30 +55,25 @@ def step_times(run_dir:Path)->list:
     from smolqat.checkpoint import read_metrics
     return [r["elapsed"] for r in read_metrics(run_dir / "metrics.jsonl") if "train_loss" in r]
 
-def flops_per_token(cfg:dict)->float:
-    "Training FLOPs per token: 6 x the weights of every matrix product (head included), plus causal attention's 6 x layers x T x width."
-    d, L, T, V = cfg["n_embd"], cfg["n_layer"], cfg["block_size"], cfg["vocab_size"]
-    kv = d * cfg["n_kv_head"] // cfg["n_head"]
-    per_block = d * d * 2 + d * kv * 2 + 2 * d * d * cfg["mlp_mult"]   # q, proj; k, v; MLP up and down
-    return 6 * (L * per_block + V * d) + 6 * L * T * d
-
 def peak_memory(run_dir:Path)->dict:
     "The 'peak memory allocated: X MiB reserved: Y MiB' line of the run's train.log."
     m = re.search(r"peak memory allocated: (\d+) MiB reserved: (\d+) MiB", (run_dir / "train.log").read_text())
     return dict(allocated_mib=int(m[1]), reserved_mib=int(m[2])) if m else {}
 
 def speed(run_dir:Path, device_name:str)->dict:
-    "tokens/s after the first step, compile seconds left in the first timed step (it minus the median step), the priming's steps and seconds, MFU against the bf16 peak."
+    "tokens/s after the first step, compile seconds left in the first timed step (it minus the median step), the priming's steps and seconds, MFU against the datasheet's bf16 peak and the run's own against the measured matmul peak (04e_speed)."
     rec = json.loads((run_dir / "metrics.json").read_text())
-    cfg, tcfg = rec["model_config"], rec["train_config"]
+    tcfg = rec["train_config"]
     t = step_times(run_dir); dts = [b - a for a, b in zip(t, t[1:])]
     tok_step = tcfg["batch_size"] * tcfg["seq_len"]
     tok_s = tok_step * len(dts) / (t[-1] - t[0])
-    peak = next((v for k, v in BF16_PEAK.items() if k in device_name), None)
+    peak, res = next((v for k, v in BF16_PEAK.items() if k in device_name), None), rec["results"]
+    fpt = res.get("flops_per_token")   # the run's FLOPs per token, counted from its model (04e_speed flops_per_token)
     return dict(steps=len(t), tokens_per_step=tok_step, grad_accum=tcfg["grad_accum"], tokens_per_s=round(tok_s),
                 median_step_ms=round(1000 * statistics.median(dts), 2), compile_seconds=round(t[0] - statistics.median(dts), 2),
-                flops_per_token=flops_per_token(cfg), mfu=round(tok_s * flops_per_token(cfg) / peak, 4) if peak else None,
-                bf16_peak_flops=peak, peak_memory=peak_memory(run_dir), val_bpb_roundtrip=rec["results"]["val_bpb_roundtrip"],
+                flops_per_token=fpt, mfu=round(tok_s * fpt / peak, 4) if peak and fpt else None, bf16_peak_flops=peak,
+                mfu_measured_peak=res.get("mfu"), measured_peak_flops=res.get("peak_flops"), measured_peak_dtype=res.get("peak_dtype"),
+                peak_memory=peak_memory(run_dir), val_bpb_roundtrip=rec["results"]["val_bpb_roundtrip"],
                 autocast=rec["results"]["autocast"], compile=rec["results"].get("compile"),
                 **{k: rec["results"][k] for k in ("prime_steps", "prime_seconds", "prime_charged") if k in rec["results"]})
 
