@@ -83,6 +83,7 @@ class GPTConfig:
     recur_layers: list = field(default_factory=list)  # consecutive blocks run recur_times times per forward while recurrence is on (01c_leaderboard; []: off)
     recur_times: int = 2                # passes through recur_layers
     attn_gate_dim: int = 0              # a sigmoid gate per head on the attention output, read from the first attn_gate_dim input channels (0: off)
+    dropout: float = 0.0                # in training, dropout on each block's attention and MLP outputs before they join the residual stream (0: off, no RNG drawn)
     smear_bos: int = -1                 # SmearGate and BigramHash restart at every token of this id (the BOS) without masking attention (-1: off)
 
     @property
@@ -97,6 +98,7 @@ class GPTConfig:
         _require(self.head_dim % 2 == 0, "n_embd", f"an even head_dim = n_embd // n_head for RoPE (head_dim={self.head_dim})", self.n_embd)
         _require(self.logit_softcap > 0, "logit_softcap", "> 0", self.logit_softcap)
         _require(self.rope_base > 0, "rope_base", "> 0", self.rope_base)
+        _require(0 <= self.dropout < 1, "dropout", "in [0, 1)", self.dropout)
         _require(self.init in INITS, "init", f"one of {INITS}", self.init)
         _require(self.attn_backend in ATTN_BACKENDS, "attn_backend", f"one of {ATTN_BACKENDS}", self.attn_backend)
         _require(0 <= self.fp_boundary, "fp_boundary", ">= 0", self.fp_boundary)

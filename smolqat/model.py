@@ -190,16 +190,21 @@ class Block(nn.Module):
         self.resid_mix = nn.Parameter(torch.stack((torch.ones(C), torch.zeros(C))))
         self.ln_scale = 1 / math.sqrt(layer + 1) if cfg.ln_scale else None
         self.parallel = 0 <= cfg.parallel_from <= layer
+        self.dropout = cfg.dropout
 
     def _normed(self, norm:RMSNorm, x:Tensor)->Tensor:
         "norm(x), times 1/sqrt(layer + 1) with the LN scale on."
         return norm(x) if self.ln_scale is None else norm(x) * self.ln_scale
 
+    def _drop(self, y:Tensor)->Tensor:
+        "Dropout on a branch's output in training (GPTConfig.dropout); the identity, drawing no RNG, when off."
+        return F.dropout(y, self.dropout, self.training) if self.dropout and self.training else y
+
     def forward(self, x:Tensor, x0:Tensor, cos:Tensor, sin:Tensor, pack:dict=None, ve:Tensor=None)->Tensor: # x, x0 (B, T, n_embd)
         mix = self.resid_mix.to(x.dtype)
         x = mix[0] * x + mix[1] * x0
-        a = x + self.attn_scale.to(x.dtype) * self.attn(self._normed(self.attn_norm, x), cos, sin, pack, ve)
-        return a + self.mlp_scale.to(x.dtype) * self.mlp(self._normed(self.mlp_norm, x if self.parallel else a))
+        a = x + self.attn_scale.to(x.dtype) * self._drop(self.attn(self._normed(self.attn_norm, x), cos, sin, pack, ve))
+        return a + self.mlp_scale.to(x.dtype) * self._drop(self.mlp(self._normed(self.mlp_norm, x if self.parallel else a)))
 
 # %% ../nbs/01b_model.ipynb #0cc5b7bb
 def row_samples(reset_mask:Tensor, # (B, T) bool, True at the first token of each packed sample

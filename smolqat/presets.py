@@ -18,7 +18,7 @@ COMMON = dict(  # every preset's value of the parameters that some preset change
     swa_every=0, swa_below=0.2, prime_steps=0, prime_outside_clock=False, calibration="train", lqer_tensors=3, eval_seq_len=0,
     ttt_optimizer="adamw", ttt_momentum=0.9, ttt_weight_decay=0.0, ttt_batch_seqs=32, ttt_grad_clip=1.0, ttt_freeze_blocks=0,
     ttt_phase_chunks=1, ttt_lora_rank=0, vocab_size=1024, case_markers=False, tie_embeddings=True, rope_base=10000.0, logit_softcap=30.0,
-    calib_reserve_seconds=0.0, max_eval_seconds=0.0, muon_parallel=False)
+    calib_reserve_seconds=0.0, max_eval_seconds=0.0, muon_parallel=False, dropout=0.0)
 NO_RECORD = dict(smear=False, bigram_vocab=0, ve_layers=[], xsa_last=0, rope_dims=0, ln_scale=False, mlp_slope=0.0, ema_decay=0.0, qk_gain_init=1.5,
                  doc_mask=False, parallel_from=-1, recur_layers=[], recur_start_frac=0.0, attn_gate_dim=0, smear_bos=False, muon_ns="quintic",
                  muon_row_norm=False, embed_quant="", sdclip=0.0, embed_sdclip=0.0, lqer_rank=0)
@@ -151,7 +151,7 @@ RECORD_MAP = dict(  # preset field -> (Hyperparameters attribute, the preset's v
 WORKBENCH_ONLY = ("run_name", "resume", "grad_accum", "checkpoint_every", "val_max_tokens", "eval_max_tokens", "case_markers", "calibration",
                   "window_layers", "recur_times", "lqer_tensors", "ttt_weight_decay", "ttt_phase_chunks", "ttt_lora_rank",
                   "doc_mask", "parallel_from", "recur_layers", "recur_start_frac", "attn_gate_dim", "smear_bos", "muon_row_norm",
-                  "embed_quant", "sdclip", "embed_sdclip", "lqer_rank", "max_eval_seconds")   # the workbench's own fields (run folder, later records' features off, derived grad_accum)
+                  "embed_quant", "sdclip", "embed_sdclip", "lqer_rank", "max_eval_seconds", "dropout")   # the workbench's own fields (run folder, later records' features off, derived grad_accum)
 
 def _reference_value(hp:dict, attr:str, folder:dict):
     "The reference's value of Hyperparameters attribute `attr`, the records folder's override first, 0 when its gate (RECORD_GATES) is off; KeyError naming an attribute the class lacks."
