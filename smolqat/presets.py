@@ -27,19 +27,21 @@ SCHEDULE = dict(grad_accum=1, warmup_steps=10, warmdown_frac=0.8, warmdown_steps
 ACCUM_FROM_WORLD = ("baseline", "record", "leaderboard")   # presets whose grad_accum is 8 // nproc, as the reference scripts' grad_accum_steps
 
 def _demo_presets()->dict:
-    "The embedded-corpus presets: demo (the README's job), tiny (nbdev-test), and the demo-size record and leaderboard stacks."
-    demo = dict(**COMMON, **NO_RECORD, **SCHEDULE, run_name="demo", resume=True, n_layer=4, n_embd=256, n_head=4, n_kv_head=2, seq_len=256,
-                batch_size=16, steps=100000, max_seconds=525.0, val_every=250, val_max_tokens=32768, checkpoint_every=500, calib_batches=16,
-                eval_max_tokens=0, eval_stride=64, ttt_epochs=0, ttt_chunk_tokens=32768, ttt_lr=3e-4)
-    tiny = {**demo, "run_name": "tiny", "resume": False, "n_layer": 2, "n_embd": 64, "n_head": 2, "n_kv_head": 1, "seq_len": 64, "batch_size": 8,
+    "The embedded-corpus presets: demo (the README's job), demo_small (the demo before bench_demo chose its size), tiny (nbdev-test), and the demo-size record and leaderboard stacks."
+    small = dict(**COMMON, **NO_RECORD, **SCHEDULE, run_name="demo_small", resume=True, n_layer=4, n_embd=256, n_head=4, n_kv_head=2,
+                 seq_len=256, batch_size=16, steps=100000, max_seconds=525.0, val_every=250, val_max_tokens=32768, checkpoint_every=500,
+                 calib_batches=16, eval_max_tokens=0, eval_stride=64, ttt_epochs=0, ttt_chunk_tokens=32768, ttt_lr=3e-4)
+    demo = {**small, "run_name": "demo", "n_embd": 384, "n_head": 6, "n_kv_head": 3, "dropout": 0.2, "muon_weight_decay": 0.1,   # bench_demo's sweeps at 525 s
+            "eval_stride": 128, "ttt_epochs": 1, "ttt_chunk_tokens": 512, "ttt_lr": 1e-3}              # ablate_eval's score-first TTT
+    tiny = {**small, "run_name": "tiny", "resume": False, "n_layer": 2, "n_embd": 64, "n_head": 2, "n_kv_head": 1, "seq_len": 64, "batch_size": 8,
             "steps": 12, "max_seconds": 0.0, "val_every": 6, "val_max_tokens": 4096, "checkpoint_every": 6, "calib_batches": 2,
             "eval_max_tokens": 16384, "eval_stride": 32, "ttt_epochs": 1, "ttt_chunk_tokens": 8192}
-    rec = {**demo, "run_name": "record", "smear": True, "bigram_vocab": 2048, "ve_layers": [2, 3], "xsa_last": 2, "ln_scale": True,
+    rec = {**small, "run_name": "record", "smear": True, "bigram_vocab": 2048, "ve_layers": [2, 3], "xsa_last": 2, "ln_scale": True,
            "mlp_slope": 0.5, "eval_stride": 128, "ttt_chunk_tokens": 512, "ttt_lr": 1e-3}   # ablate_record's kept features; ablate_eval's TTT chunks
     lb = {**rec, "run_name": "leaderboard", "doc_mask": True, "smear_bos": True, "parallel_from": 2, "recur_layers": [1, 2], "recur_start_frac": 0.35,
           "attn_gate_dim": 12, "qk_gain_init": 5.0, "muon_ns": "polar", "muon_row_norm": True, "embed_quant": "gptq7", "sdclip": 12.85,
           "embed_sdclip": 20.0, "lqer_rank": 4}
-    return dict(demo=demo, tiny=tiny, demo_record=rec, demo_leaderboard=lb)
+    return dict(demo=demo, demo_small=small, tiny=tiny, demo_record=rec, demo_leaderboard=lb)
 
 def _baseline()->dict:
     "The parameter-golf baseline as its reference log ran it (9 x 512, 524,288 tokens per step, int8 + zlib)."
