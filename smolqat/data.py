@@ -20,6 +20,7 @@ import sentencepiece as spm
 from .core import build_once
 from .shards import TRAIN_PATTERN, VAL_PATTERN, write_shard, read_shard, write_doc_shards, find_shards, check_shards
 from .casemark import case_encode, case_decode, MARKERS, ESCAPED, TITLE
+from .docsets import is_docset, split_docset, docs_digest
 
 # %% ../nbs/00a_data.ipynb #0b15c2f8
 VAL_WORKS = {"shakespeare": ("troilus_and_cressida", "twelfth_night", "two_gentlemen_of_verona", "winters_tale")}
@@ -43,11 +44,15 @@ def val_works(name:str, works:dict)->tuple:
     "The names of the VAL works of corpus `name` (VAL_WORKS, else its last four works)."
     return VAL_WORKS.get(name, tuple(works)[-4:])
 
-def load_corpus(name:str="shakespeare", # embedded corpus name, or a path to a UTF-8 .txt file (split "all" only)
+def load_corpus(name:str="shakespeare", # embedded corpus name, a path to a UTF-8 .txt file (split "all" only), or a folder of documents (00f_docsets)
                 split:str="train",      # "train" | "val" | "all"
+                val_fraction:float=0.001, val_seed:int=1337, # a folder without a validation file: the split held out (split_docset)
                )->str:
-    "Text of one split of a corpus; works are joined by one blank line."
+    "Text of one split of a corpus; works (a folder's documents) are joined by one blank line."
     if split not in ("train", "val", "all"): raise ValueError(f"split={split!r}; expected 'train', 'val' or 'all'")
+    if is_docset(name):
+        tr, va, _ = split_docset(name, val_fraction, val_seed)
+        return "\n\n".join({"train": tr, "val": va, "all": tr + va}[split])
     if name.endswith(".txt"):
         if split != "all": raise ValueError(f"split={split!r} for text file {name}: a plain file has no split, use 'all'")
         return Path(name).read_text(encoding="utf-8")
@@ -287,10 +292,11 @@ def _encode_stream(tok:Tokenizer, text:str)->np.ndarray: return np.concatenate([
 DOCS = ("stream", "works", "scenes")
 _SCENE = re.compile(r"^(?=(?:ACT|SCENE|Scene)\b)", re.M)   # a line that starts an act or a scene
 
-def corpus_documents(corpus:str, split:str, docs:str="stream")->list: # [text]
-    "A split as documents: 'stream' the whole split as one (works joined by a blank line), 'works' one per work, 'scenes' each work cut before its act and scene headers."
+def corpus_documents(corpus:str, split:str, docs:str="stream", val_fraction:float=0.001, val_seed:int=1337)->list: # [text]
+    "A split as documents: 'stream' the whole split as one (works joined by a blank line), 'works' one per work, 'scenes' each work cut before its act and scene headers; a folder's own documents for 'works' and 'scenes'."
     if docs not in DOCS: raise ValueError(f"docs={docs!r}; expected one of {DOCS}")
-    if docs == "stream": return [load_corpus(corpus, split)]
+    if docs == "stream": return [load_corpus(corpus, split, val_fraction, val_seed)]
+    if is_docset(corpus): return split_docset(corpus, val_fraction, val_seed)[0 if split == "train" else 1]
     if corpus.endswith(".txt"): raise ValueError(f"docs={docs!r} for text file {corpus}: a plain file is one document (docs='stream')")
     works = load_works(corpus)
     val = val_works(corpus, works)
@@ -299,10 +305,10 @@ def corpus_documents(corpus:str, split:str, docs:str="stream")->list: # [text]
 
 def _encode_docs(tok:Tokenizer, texts:list)->np.ndarray: return np.concatenate([_encode_stream(tok, t) for t in texts])
 
-def _write_prepared(dst:Path, corpus:str, vocab_size:int, shard_tokens:int, docs:str="stream", case:bool=False)->dict:
+def _write_prepared(dst:Path, corpus:str, vocab_size:int, shard_tokens:int, docs:str="stream", case:bool=False, held:tuple=(0.001, 1337))->dict:
     "Train the tokenizer (on the train split as one text, whatever `docs`) and write the shards of `corpus` into `dst`, a BOS before each document; return the metadata."
-    train_docs, val_docs = corpus_documents(corpus, "train", docs), corpus_documents(corpus, "val", docs)
-    tok = train_tokenizer(load_corpus(corpus, "train"), vocab_size, dst / "tokenizer.model", case=case)
+    train_docs, val_docs = corpus_documents(corpus, "train", docs, *held), corpus_documents(corpus, "val", docs, *held)
+    tok = train_tokenizer(load_corpus(corpus, "train", *held), vocab_size, dst / "tokenizer.model", case=case)
     tr, va = _encode_docs(tok, train_docs), _encode_docs(tok, val_docs)
     train, val = "".join(train_docs), "".join(val_docs)
     n_tr = max(1, math.ceil(len(tr) / shard_tokens))
@@ -310,21 +316,30 @@ def _write_prepared(dst:Path, corpus:str, vocab_size:int, shard_tokens:int, docs
     write_shard(dst / "val_000.bin", va)
     meta = dict(corpus=corpus, vocab_size=vocab_size, train_tokens=len(tr), val_tokens=len(va),
                 train_bytes=len(train.encode()), val_bytes=len(val.encode()), format=1, **({} if docs == "stream" else dict(docs=docs, val_docs=len(val_docs))),
-                **(dict(case=True) if case else {}))
+                **(dict(case=True) if case else {}), **(dict(docset=str(corpus), val_fraction=held[0], val_seed=held[1]) if is_docset(corpus) else {}))
     (dst / "meta.json").write_text(json.dumps(meta, indent=1))
     return meta
 
-def prepare_data(corpus:str="shakespeare", # embedded corpus name
+def _cache_name(corpus:str, val:tuple)->str:
+    "The cache folder's name for a corpus: its name, or a folder's name with the digest of its documents and its split."
+    if not is_docset(corpus): return corpus
+    tr, va, _ = split_docset(corpus, *val)
+    digest = docs_digest(tr + [""] + va)   # the empty document marks where training ends
+    return f"{Path(corpus).resolve().name}-{digest[:12]}"
+
+def prepare_data(corpus:str="shakespeare", # embedded corpus name, or a folder of documents (00f_docsets)
                  vocab_size:int=1024,       # tokenizer size
                  cache_dir=None,            # default ~/.cache/smolqat
                  shard_tokens:int=2**20,    # tokens per train shard
                  docs:str="stream",         # a BOS before: the whole split ("stream"), each work ("works") or each scene ("scenes")
                  case:bool=False,           # a case-marking tokenizer (00c_casemark)
+                 val_fraction:float=0.001,  # a folder without a validation file: the fraction held out for it, once (split_docset)
+                 val_seed:int=1337,         # ...and the seed of that draw
                 )->DataPaths:
     "Tokenizer + train/val shards for `corpus`, built once into a cache folder and reused."
     if docs not in DOCS: raise ValueError(f"docs={docs!r}; expected one of {DOCS}")
-    root = Path(cache_dir or default_cache_dir()) / (f"{corpus}_sp{vocab_size}_s{shard_tokens}" + ("" if docs == "stream" else f"_{docs}") + ("_case" if case else ""))
-    build_once(root, lambda d: _write_prepared(d, corpus, vocab_size, shard_tokens, docs, case))
+    root = Path(cache_dir or default_cache_dir()) / (f"{_cache_name(corpus, (val_fraction, val_seed))}_sp{vocab_size}_s{shard_tokens}" + ("" if docs == "stream" else f"_{docs}") + ("_case" if case else ""))
+    build_once(root, lambda d: _write_prepared(d, corpus, vocab_size, shard_tokens, docs, case, (val_fraction, val_seed)))
     meta = json.loads((root / "meta.json").read_text())
     return DataPaths(root, root / "tokenizer.model", sorted(root.glob("train_*.bin")), sorted(root.glob("val_*.bin")), meta)
 
@@ -354,9 +369,10 @@ def open_data(corpus:str="shakespeare", # embedded corpus name (without data_dir
               check_tokens:bool=True,   # scan every token id (False: headers and sizes only)
               docs:str="stream",        # the embedded corpus's documents (prepare_data); challenge shards hold a BOS per document already
               case:bool=False,          # the embedded corpus with a case-marking tokenizer (prepare_data; 00c_casemark)
+              val_fraction:float=0.001, val_seed:int=1337, # corpus a folder without a validation file: the split held out (prepare_data)
              )->DataPaths:
-    "The data of a run: the embedded corpus through prepare_data, or checked challenge shards in `data_dir`."
-    if data_dir is None: return prepare_data(corpus, vocab_size, cache_dir, docs=docs, case=case)
+    "The data of a run: the embedded corpus or a folder of documents through prepare_data, or checked challenge shards in `data_dir`."
+    if data_dir is None: return prepare_data(corpus, vocab_size, cache_dir, docs=docs, case=case, val_fraction=val_fraction, val_seed=val_seed)
     if case: raise ValueError("case=True with data_dir: the challenge shards come with their own tokenizer; case markers apply to the embedded corpus")
     if docs != "stream": raise ValueError(f"docs={docs!r} with data_dir: the challenge's shards already start every document with BOS; docs applies to the embedded corpus")
     tok = check_tokenizer(tokenizer, vocab_size)

@@ -9,10 +9,10 @@ __all__ = ['CHALLENGE_SECONDS', 'CHALLENGE_EVAL_SECONDS', 'CALIBRATION_RULE', 'U
            'export_model', 'log_size', 'phase_work', 'EvalBudget', 'estimate_seconds', 'admit', 'load_everywhere',
            'score_artifact', 'calibration_kind', 'reserve_seconds', 'training_config', 'legality_ledger',
            'legal_calibration', 'unbundled_features', 'check_job_runs', 'JobConfigs', 'job_configs', 'open_job_data',
-           'job_log', 'train_model', 'export_on_rank0', 'score_everywhere', 'export_and_score', 'score_job',
-           'score_torchrun', 'run_job', 'apply_overrides', 'env_overrides', 'apply_env', 'derive_grad_accum',
-           'check_data_paths', 'command_spec', 'main', 'uses_checkpoints', 'check_bundled', 'compact_spec',
-           'portable_spec', 'needed_features', 'job_bundle']
+           'job_log', 'job_loader', 'train_model', 'export_on_rank0', 'score_everywhere', 'export_and_score',
+           'score_job', 'score_torchrun', 'run_job', 'apply_overrides', 'env_overrides', 'apply_env',
+           'derive_grad_accum', 'check_data_paths', 'command_spec', 'main', 'uses_checkpoints', 'check_bundled',
+           'compact_spec', 'portable_spec', 'needed_features', 'job_bundle']
 
 # %% ../nbs/07b_job.ipynb #e783bb5c
 import argparse, glob, json, os, re, time, uuid
@@ -34,6 +34,7 @@ from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig, sliding_windows
 from .gptq import MixedPolicy, named_policy, parse_spec, capture_hessians, loader_calibration, sample_calibration, reduce_hessians
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS
 from .rows import train_loader
+from .objectives import check_doc_job, doc_loader
 from .bundle import bundle
 from .ranks import rank_share, all_max, as_one, same_file, clear_failure_notes
 from torch.distributed.elastic.multiprocessing.errors import record
@@ -282,19 +283,17 @@ def legal_calibration(model, xcfg:ExportConfig, tcfg:TrainConfig, train_shards:l
 
 # %% ../nbs/07b_job.ipynb #b866e392
 UNBUNDLED = {  # spec key -> (the feature, the value of a job without it): run_job trains none of these, so it refuses them (and so does job_bundle)
-    "packing": ("packed documents (08a_objectives doc_loader, one process only, not the challenge's torchrun)", "stream"),
-    "objectives": ("the training objectives' mixer over packed documents", ""),
     "teacher": ("distillation from a teacher checkpoint (not part of a records folder)", ""),
 }
 
 def unbundled_features(spec:dict)->list:
-    "The UNBUNDLED features a spec (or a run's record: packing, objectives, teacher) asks for, each named with its value."
+    "The UNBUNDLED features a spec (or a run's record: its teacher) asks for, each named with its value."
     return [f"{what} ({k}={spec[k]!r})" for k, (what, off) in UNBUNDLED.items() if spec.get(k) not in (None, off)]
 
 def check_job_runs(spec:dict):
     "ValueError naming the features of `spec` that run_job does not train: a train_gpt.py of it would train another job."
     bad = unbundled_features(spec)
-    if bad: raise ValueError(f"this job uses {'; '.join(bad)}: run_job trains the plain token stream without a teacher, "
+    if bad: raise ValueError(f"this job uses {'; '.join(bad)}: run_job trains without a teacher, "
                              "so its train_gpt.py would train another job; refused (bundle a run without it)")
 
 @dataclass
@@ -311,12 +310,17 @@ class JobConfigs:
     grad_accum_from: int = 0  # > 0: grad_accum = grad_accum_from // WORLD_SIZE, the reference's 8 // world_size (job.main derives it)
     logfile: str = None     # train.log's lines copied here as they are written (the reference's logs/<RUN_ID>.txt; None: none)
     echo: bool = False      # train.log's lines printed as they are written, on rank 0 (the reference's console)
+    packing: str = "stream" # "stream": rows of the token stream; "docs": its documents packed whole with the objectives' mixer (08a_objectives doc_loader)
+    objectives: str = ""    # packing "docs": the task weights, e.g. "pt:1,nat:1.5,fim:1" ("": pt)
+    objectives_mix: str = "sum" # packing "docs": "sum" every task each step, weighted (Viper-LLM's loop); "sample" one per step
 
 def job_configs(spec:dict)->JobConfigs:
     "The configs of a plain-dict spec {model, train, data, export, eval, run_dir, resume, code, grad_accum_from, logfile, echo}; a bad field raises naming it."
     check_job_runs(spec)
     c = JobConfigs(GPTConfig(**spec["model"]), TrainConfig(**spec["train"]), ExportConfig(**spec.get("export", {})), EvalConfig(**spec.get("eval", {})),
-                   spec.get("data", {}), spec["run_dir"], spec.get("resume", True), spec.get("code"), spec.get("grad_accum_from", 0), spec.get("logfile"), spec.get("echo", False))
+                   spec.get("data", {}), spec["run_dir"], spec.get("resume", True), spec.get("code"), spec.get("grad_accum_from", 0), spec.get("logfile"), spec.get("echo", False),
+                   spec.get("packing") or "stream", spec.get("objectives") or "", spec.get("objectives_mix") or "sum")
+    check_doc_job(c.packing, c.objectives, c.objectives_mix)
     if c.export.late: check_export(c.export, c.model)
     training_config(c.train, c.export)   # a calibration reserve not below the budget raises here
     if c.eval.seq_len > c.model.block_size: raise ValueError(f"EvalConfig.seq_len={c.eval.seq_len}: above the model's block_size={c.model.block_size}")
@@ -334,11 +338,17 @@ def job_log(c:JobConfigs, rank:int): # a LogMirror on rank 0, a no-op on the oth
     if not (c.logfile or c.echo): return None
     return LogMirror(Path(c.run_dir) / "train.log", c.logfile, c.echo) if rank == 0 else (lambda *args: None)
 
+def job_loader(c:JobConfigs, d:JobData, tcfg:TrainConfig, rank:int, world:int):
+    "The job's batches: rows of the token stream (08b_rows train_loader), or with packing 'docs' its documents packed whole, with the objectives' mixer (one rank)."
+    if c.packing != "docs": return train_loader(d.dp.train_shards, tcfg, rank, world)
+    if world > 1: raise ValueError(f"packing='docs' trains on one rank; this job has WORLD_SIZE={world}")
+    return doc_loader(d.dp.train_shards, tcfg, Tokenizer(d.dp.tokenizer).bos_id, 0, c.model.vocab_size, c.objectives or "pt", mix=c.objectives_mix)
+
 def train_model(c:JobConfigs, d:JobData, rank:int, world:int, on_step=None)->tuple: # (model, train's result)
-    "The model built from its seed and trained on the token stream, under the budget less the calibration reserve."
+    "The model built from its seed and trained on the job's batches (job_loader), under the budget less the calibration reserve."
     tcfg = training_config(c.train, c.export)
     torch.manual_seed(tcfg.seed); model = GPT(c.model)
-    loader = train_loader(d.dp.train_shards, tcfg, rank, world)
+    loader = job_loader(c, d, tcfg, rank, world)
     res = train(tcfg, model, loader, d.val_tokens, d.luts, run_dir=Path(c.run_dir), resume=c.resume, progress=rank == 0, checkpoints=uses_checkpoints(c), on_step=on_step)
     return model, res
 
@@ -560,7 +570,8 @@ NEEDS = {  # feature -> does a job of these JobConfigs use it
     "leaderboard": lambda c: c.model.leaderboard_changed,
     "case": lambda c: bool(c.data.get("case")),
     "flash": lambda c: c.model.attn_backend == "flash",
-    "packing": lambda c: c.model.doc_bos >= 0,  # documents: the model masks attention at every BOS (packed_layout)
+    "packing": lambda c: c.model.doc_bos >= 0 or c.packing == "docs",  # documents: attention stops at every BOS, or at each packed row's reset_mask (packed_layout)
+    "docs": lambda c: c.packing == "docs",   # packed documents and the objectives' mixer (job_loader)
     "distill": lambda c: False,  # run_job trains without a teacher (a spec with one is refused: UNBUNDLED)
     "rows": lambda c: c.train.rows_schedule != "fixed",
     "polar": lambda c: c.train.muon_ns == "polar",
@@ -585,6 +596,7 @@ FEATURE_CODE = {  # feature -> the package functions and classes only it reaches
     "case": ("case_encode", "case_decode", "_mark_word", "_unmark"),
     "flash": ("flash_attend", "_flash_varlen_attend"),
     "packing": ("packed_layout",),
+    "docs": ("doc_loader",),
     "distill": ("distill_loss",),
     "rows": ("TriangleRows",),
     "polar": ("polar_express_coeffs", "optimal_odd_quintic"),
@@ -612,7 +624,8 @@ def check_bundled(c:JobConfigs):
 def compact_spec(c:JobConfigs)->dict:
     "A spec with only the non-default fields of each config (the same job; fewer bytes to bake into a bundle)."
     return dict(model=changed_fields(c.model), train=changed_fields(c.train), data=c.data, export=changed_fields(c.export), eval=changed_fields(c.eval),
-                run_dir=c.run_dir, resume=c.resume, **({"grad_accum_from": c.grad_accum_from} if c.grad_accum_from else {}))
+                run_dir=c.run_dir, resume=c.resume, **({"grad_accum_from": c.grad_accum_from} if c.grad_accum_from else {}),
+                **{k: getattr(c, k) for k in ("packing", "objectives", "objectives_mix") if getattr(c, k) != getattr(JobConfigs, k)})
 
 CHALLENGE_DATA = dict(data_dir="./data/datasets/fineweb10B_sp{v}", tokenizer="./data/tokenizers/fineweb_{v}_bpe.model")  # the reference's DATA_PATH and TOKENIZER_PATH defaults, by vocabulary size
 

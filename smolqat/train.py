@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['COMPILE_BACKEND', 'BUDGET_BAR', 'resolve_device', 'check_vocab', 'check_inputs', 'quant_alpha_at', 'load_teacher',
-           'ddp_ignore', 'RunState', 'setup_run', 'prime', 'warm_variants', 'grad_norm', 'forward_backward',
-           'recur_on_at', 'set_recurrence', 'train_step', 'evaluate', 'save_run', 'after_step', 'finish_run',
-           'TrainBar', 'train', 'parallel_grad_norm', 'parallel_optimizer_step']
+           'ddp_ignore', 'RunState', 'setup_run', 'prime', 'warm_variants', 'grad_norm', 'batch_loss',
+           'forward_backward', 'recur_on_at', 'set_recurrence', 'train_step', 'evaluate', 'save_run', 'after_step',
+           'finish_run', 'TrainBar', 'train', 'parallel_grad_norm', 'parallel_optimizer_step']
 
 # %% ../nbs/04_train.ipynb #48f995ed
 import copy, math, time
@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 from torch import nn
+from torch.autograd.graph import save_on_cpu
 from torch.nn.parallel import DistributedDataParallel as DDP
 from .core import progress_bar, atomic_write_bytes, rank_world
 from .data import ByteLUTs, TokenLoader
@@ -26,7 +27,7 @@ from .bitlinear import BitLinear, set_quant_alpha, qat_alpha, distill_loss
 from .muon import build_optimizers, ParallelMuon
 from .eval import eval_bpb
 from .ranks import all_max
-from .rows import micro_batches, _batch_to
+from .rows import micro_batches, task_views, _batch_to
 from .trainconfig import TrainConfig, check_batch_split, lr_mult, muon_momentum
 from .checkpoint import load_checkpoint, save_checkpoint, load_latest_checkpoint, append_metrics, read_metrics, _truncate_metrics
 from .trainlog import log_line, header_lines, train_line, val_line, stop_line, memory_line, _truncate_log
@@ -274,16 +275,25 @@ def _finite(rec:dict, cfg:TrainConfig, norm:float)->bool:
     rec["skipped"] = bad[0]
     return False
 
-def forward_backward(run:RunState, batch, cfg:TrainConfig)->torch.Tensor: # this rank's mean loss over the micro-batches, detached
-    "Forward and backward of each of the `grad_accum` micro-batches of this rank's `batch`, each loss scaled by 1/grad_accum; DDP syncs the gradients on the last."
+def _offload(cfg:TrainConfig, dev:torch.device):
+    "Autograd's saved tensors in host memory while offload_activations is on (pinned for a CUDA device), else nothing."
+    return save_on_cpu(pin_memory=dev.type == "cuda") if cfg.offload_activations else nullcontext()
+
+def batch_loss(fwd, teacher, x, y, cfg:TrainConfig, extras:dict=None)->torch.Tensor:
+    "A batch's loss: _loss of a plain batch, or of a mixed one the sum over its task views of weight times loss (what the probes time)."
+    return sum(w * _loss(fwd, teacher, xv, yv, cfg, ev) for w, xv, yv, ev in task_views(x, y, extras or {}))
+
+def forward_backward(run:RunState, batch, cfg:TrainConfig)->torch.Tensor: # this rank's loss, the mean over the micro-batches, detached
+    "Forward and backward of each task view (08b_rows task_views) of each of the `grad_accum` micro-batches of this rank's `batch`, each loss times its weight / grad_accum; DDP syncs the gradients on the last backward."
     parts, losses = micro_batches(batch, cfg.grad_accum), []
-    for i, part in enumerate(parts):
-        x, y, extras = _batch_to(part, run.dev)
-        with _grad_sync(run.fwd, last=i == len(parts) - 1):
-            with _autocast(run.decisions["autocast"], run.dev): loss = _loss(run.fwd, run.teacher, x, y, cfg, extras)
+    n = len(parts) * (batch[0].size(1) if batch[0].dim() == 3 else 1)   # backward passes: one per view of each micro-batch
+    views = (v for part in parts for v in task_views(*_batch_to(part, run.dev)))
+    for i, (w, x, y, extras) in enumerate(views):
+        with _grad_sync(run.fwd, last=i == n - 1), _offload(cfg, run.dev):
+            with _autocast(run.decisions["autocast"], run.dev): loss = w * _loss(run.fwd, run.teacher, x, y, cfg, extras)
             (loss / len(parts)).backward()
         losses.append(loss.detach())
-    return torch.stack(losses).mean()
+    return torch.stack(losses).sum() / len(parts)
 
 def _optimizer_step(run:RunState, cfg:TrainConfig, norm:torch.Tensor):
     "Clip the gradients to grad_clip by their global norm `norm` (when set), step every optimizer (with ParallelMuon: parallel_optimizer_step)."
@@ -460,8 +470,8 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
 def _decide_now(run:RunState, cfg:TrainConfig, loader)->dict:
     "Autocast and compile decided by measuring the run's model on its first batch (the probe's seconds are training time; logged at step 0)."
     batch = loader.batch(run.step)
-    measure = lambda dtypes: probe_autocast(run.model, batch, run.dev, lambda m, x, y, ex: _loss(m, run.teacher, x, y, cfg, ex), dtypes)
-    measure_c = lambda ac: probe_compile(run.model, batch, run.dev, lambda m, x, y, ex: _loss(m, run.teacher, x, y, cfg, ex), ac, backend=COMPILE_BACKEND)
+    measure = lambda dtypes: probe_autocast(run.model, batch, run.dev, lambda m, x, y, ex: batch_loss(m, run.teacher, x, y, cfg, ex), dtypes)
+    measure_c = lambda ac: probe_compile(run.model, batch, run.dev, lambda m, x, y, ex: batch_loss(m, run.teacher, x, y, cfg, ex), ac, backend=COMPILE_BACKEND)
     d = _agree(decide_speed(cfg, run.dev, measure, batch[0].numel(), find_compiler(run.dev), measure_c), run.world)
     run.elapsed += d.get("speed_probe", {}).get("seconds", 0.0) + d.get("compile_probe", {}).get("seconds", 0.0)   # both probes are training time
     append_metrics(run.metrics_path, dict(step=0, **d))

@@ -8,7 +8,8 @@ nbs/train_gpt.ipynb for 200 steps on a local replica of the challenge's data lay
 before the clock) and its first 50 timed steps, the record's post-training on its artifact (calibration, the sliding
 eval and TTT, each timed on a slice and projected to the challenge's full validation set on 8 GPUs), and flash-attn
 against SDPA logits on the same weights. The JSON holds tokens/s, MFU against the GPU's dense bf16 peak, peak memory,
-priming and compile seconds, the post-training rates and projections, and the agreement.
+priming and compile seconds, the post-training rates and projections, the agreement, and what activation offload
+(`TrainConfig.offload_activations`) saves in peak memory and costs in time on one forward and backward.
 `--cpu` runs the same steps at tiny shapes on the CPU (what CI runs): the #| gpu cells and the flash comparison are
 reported as skipped there."""
 import argparse, json, os, re, statistics, subprocess, sys, time
@@ -145,6 +146,36 @@ def flash_vs_sdpa(cuda:bool, flash:bool)->dict:
     return dict(max_abs_diff=diff.max().item(), mean_abs_diff=diff.mean().item(), logit_std=la.std().item(),
                 argmax_agree=(la.argmax(-1) == lb.argmax(-1)).float().mean().item(), ok=bool(diff.max().item() < 0.1 * la.std().item() + 0.05))
 
+def activation_offload(cuda:bool)->dict:
+    "Forward and backward of a baseline-shaped GPT (a tiny one on the CPU) with and without offload_activations: peak memory, seconds, and the loss both ways."
+    import torch
+    from dataclasses import replace
+    from smolqat.model import GPT
+    from smolqat.gptconfig import GPTConfig
+    from smolqat.trainconfig import TrainConfig
+    from smolqat.train import _offload
+    dev = torch.device("cuda" if cuda else "cpu")
+    shape = dict(n_layer=9, n_embd=512, n_head=8, n_kv_head=4, block_size=1024) if cuda else dict(n_layer=2, n_embd=64, n_head=2, n_kv_head=1, block_size=64)
+    torch.manual_seed(0)
+    model, rows = GPT(GPTConfig(vocab_size=1024, **shape)).to(dev), 16 if cuda else 4
+    x = torch.randint(0, 1024, (rows, shape["block_size"] + 1), device=dev)
+    out = {}
+    for on in (False, True):
+        cfg = replace(TrainConfig(), offload_activations=on)
+        if cuda: torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
+        def step():
+            with _offload(cfg, dev), torch.autocast(dev.type, torch.bfloat16, enabled=cuda):
+                loss = model(x[:, :-1], x[:, 1:])
+                loss.backward()
+            model.zero_grad(set_to_none=True)
+            return loss.item()
+        step()   # warm
+        loss, s = _timed(step, cuda)
+        out["on" if on else "off"] = dict(loss=loss, seconds=round(s, 4), peak_mib=round(torch.cuda.max_memory_allocated() / 2**20, 1) if cuda else None)
+    saved = out["off"]["peak_mib"] - out["on"]["peak_mib"] if cuda else None
+    return dict(device=str(dev), rows=rows, seq_len=shape["block_size"], **out, saved_mib=saved,
+                time_ratio=round(out["on"]["seconds"] / out["off"]["seconds"], 2), same_loss=out["on"]["loss"] == out["off"]["loss"])
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cpu", action="store_true", help="tiny shapes on the CPU (no GPU needed): what CI runs")
@@ -167,6 +198,7 @@ def main():
     report["record_50"] = dict(attn_backend=backend, **speed(record_run, name))
     report["record_post_training"] = post_training(record_run, replica, cuda)
     report["flash_vs_sdpa"] = flash_vs_sdpa(cuda, flash)
+    report["activation_offload"] = activation_offload(cuda)
     report["seconds"] = round(time.time() - t0, 1)
     out = a.out or ROOT / "runs" / "gpu_check" / "gpu_check.json"
     out.parent.mkdir(parents=True, exist_ok=True); out.write_text(json.dumps(report, indent=1))
