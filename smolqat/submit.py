@@ -111,7 +111,7 @@ def run_legality(m:dict)->dict:
 
 def refusal(m:dict)->str: # None when the run can go into a records folder
     "Why a run cannot be submitted: its train_gpt.py would train another job, or its GPTQ calibration read training data after its budget."
-    bad = unbundled_features(dict(packing=m.get("packing"), objectives=m.get("objectives"), teacher=m.get("teacher_ckpt")))
+    bad = unbundled_features(dict(teacher=m.get("teacher_ckpt")))
     if bad: return f"its train_gpt.py would not train this job, which uses {'; '.join(bad)}"
     led = run_legality(m)
     if led["calibration"] == "train_after_clock":
