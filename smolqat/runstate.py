@@ -7,15 +7,16 @@ __all__ = ['STATUS', 'LOCK', 'CLAIM', 'read_status', 'write_status', 'needs_run'
            'read_claim', 'claim_run', 'release_run']
 
 # %% ../nbs/09b_runstate.ipynb #e771f167
-import fcntl, json, logging, os, re, socket, threading, traceback
+import json, logging, os, re, socket, threading, traceback
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
+from filelock import FileLock
 from .core import atomic_write_bytes
 
 # %% ../nbs/09b_runstate.ipynb #f54e109b
 STATUS = "status.json"  # a run's status file, in its folder
-LOCK = "sweep.lock"     # the sweep folder's lock file (fcntl.flock): claims, status records and results.csv change under it
+LOCK = "sweep.lock"     # the sweep folder's lock file (filelock.FileLock): claims, status records and results.csv change under it
 
 def read_status(run_dir)->dict:
     "A run's status record (None when the run never started)."
@@ -37,14 +38,14 @@ _HELD = set()  # (pid, thread id, lock path) of the sweep locks held here: sweep
 
 @contextmanager
 def sweep_lock(out_dir):
-    "Hold the exclusive lock of a sweep folder (fcntl.flock on out_dir/sweep.lock) while the block runs."
+    "Hold the exclusive lock of a sweep folder (filelock's FileLock on out_dir/sweep.lock) while the block runs."
     key = (os.getpid(), threading.get_ident(), str(Path(out_dir).resolve() / LOCK))
     if key in _HELD: yield; return
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    with open(key[2], "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX); _HELD.add(key)
+    with FileLock(key[2], thread_local=False, is_singleton=False):   # flock on POSIX, msvcrt's lock on Windows
+        _HELD.add(key)
         try: yield
-        finally: _HELD.discard(key); fcntl.flock(f, fcntl.LOCK_UN)
+        finally: _HELD.discard(key)
 
 def update_status(run_dir, change)->dict:
     "Replace a run's status record by `change(current record or {})` under the sweep's lock; return the new record."
