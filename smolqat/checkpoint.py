@@ -4,10 +4,11 @@
 
 # %% auto #0
 __all__ = ['CKPT_MAGIC', 'CorruptCheckpoint', 'load_checkpoint', 'previous_checkpoint', 'save_checkpoint',
-           'load_latest_checkpoint', 'ckpt_file', 'append_metrics', 'read_metrics']
+           'load_latest_checkpoint', 'ckpt_file', 'append_metrics', 'read_metrics', 'skipped_so_far']
 
 # %% ../nbs/04b_checkpoint.ipynb #25af72cd
 import hashlib, io, json, os, shutil, warnings
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 import torch
@@ -103,3 +104,8 @@ def _truncate_metrics(path, step:int):
     "Keep only records up to `step` (atomically)."
     keep = [r for r in read_metrics(path) if r["step"] <= step]
     atomic_write_bytes(path, "".join(json.dumps(r) + "\n" for r in keep).encode())
+
+def skipped_so_far(metrics_path)->dict:
+    "Steps skipped before a resume, by what was not finite, from metrics.jsonl (which the resume cut back to its step)."
+    recs = read_metrics(metrics_path) if metrics_path is not None and Path(metrics_path).exists() else []
+    return dict(Counter("train loss" if r["skipped"] is True else r["skipped"] for r in recs if r.get("skipped")))
