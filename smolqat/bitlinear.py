@@ -153,6 +153,8 @@ def check_quant_options(owner:str,  # class name for the message: "QuantConfig",
     if o.quant_granularity not in GRANULARITIES: raise bad("quant_granularity", f"one of {GRANULARITIES}")
     if o.quant_stat not in STATS: raise bad("quant_stat", f"one of {STATS}")
     if o.quant_group_size < 1: raise bad("quant_group_size", ">= 1")
+    if getattr(o, "quant_pre_gain", False) and not o.quant_pre_norm:
+        raise bad("quant_pre_gain", "False when quant_pre_norm=False (the gain scales SubLN's output)")
 
 
 # %% ../nbs/01_bitlinear.ipynb #ca479aa0
@@ -166,14 +168,17 @@ class BitLinear(nn.Linear):
                  quant_granularity:str="channel",   # ternary scale per "channel" | "group" | "tensor"
                  quant_stat:str="absmedian",        # ternary scale statistic: "absmedian" | "absmean"
                  quant_group_size:int=64,           # inputs per ternary scale when quant_granularity="group"
-                 quant_pre_norm:bool=False):        # RMSNorm the input first (SubLN)
+                 quant_pre_norm:bool=False,         # RMSNorm the input first (SubLN)
+                 quant_pre_gain:bool=False):        # ...times a learnable gain per input, ones at init
         super().__init__(in_features, out_features, bias=bias)
         self.weight_mode, self.act_bits, self.quant_pre_norm = weight_mode, act_bits, quant_pre_norm
+        self.quant_pre_gain = quant_pre_gain
         self.quant_granularity, self.quant_stat, self.quant_group_size = quant_granularity, quant_stat, quant_group_size
         check_quant_options("BitLinear", self)
         if quant_granularity == "group" and in_features % quant_group_size:
             raise ValueError(f"BitLinear.quant_group_size={quant_group_size}: expected a divisor of in_features={in_features}")
         self.register_buffer("quant_alpha", torch.ones(()), persistent=False)
+        self.pre_gain = nn.Parameter(torch.ones(in_features)) if quant_pre_gain else None
         self.frozen = False                          # serve time: the weight already is its quantized value (freeze_quantized)
 
     def quantized_weight(self)->Tensor:
@@ -187,27 +192,35 @@ class BitLinear(nn.Linear):
     def served_input(self, x:Tensor)->Tensor:
         "What a frozen layer multiplies without gradient: SubLN, then the per-token quantization; once for the layers that read the same tensor (q, k, v)."
         if torch.compiler.is_compiling(): return self._served(x)       # compiled, the graph shares the computation itself
-        last, key = _SERVED[0], (None if x.is_inference() else x._version, self.quant_pre_norm, self.act_bits)   # inference tensors keep no version counter
+        version = None if x.is_inference() else x._version            # inference tensors keep no version counter
+        gain = None if self.pre_gain is None else id(self.pre_gain)    # a layer with its own gain shares nothing
+        last, key = _SERVED[0], (version, self.quant_pre_norm, self.act_bits, gain)
         if last is not None and last[0] is x and last[1] == key: return last[2]
         y = self._served(x)
         _SERVED[0] = (x, key, y)
         return y
 
+    def _subln(self, x:Tensor)->Tensor:
+        "SubLN: the RMS norm of the input, times the learnable gain when there is one."
+        return F.rms_norm(x, (x.size(-1),), None if self.pre_gain is None else self.pre_gain.to(x.dtype))
+
     def _served(self, x:Tensor)->Tensor:
-        y = F.rms_norm(x, (x.size(-1),)) if self.quant_pre_norm else x
+        y = self._subln(x) if self.quant_pre_norm else x
         return (_act_deq_served(y, self.act_bits) if y.dtype == torch.float32 else _act_deq(y, self.act_bits)) if self.act_bits else y
 
     def forward(self, x:Tensor)->Tensor:
         if self.frozen and not x.requires_grad: x = self.served_input(x)
         else:
-            if self.quant_pre_norm: x = F.rms_norm(x, (x.size(-1),))
+            if self.quant_pre_norm: x = self._subln(x)
             if self.act_bits: x = ste(x, _act_deq(x, self.act_bits), self.quant_alpha)
         bias = None if self.bias is None else self.bias.to(x.dtype)
         return F.linear(x, self.effective_weight().to(x.dtype), bias)
 
     def extra_repr(self)->str:
-        return super().extra_repr() + (f", weight_mode={self.weight_mode}, act_bits={self.act_bits}, quant_stat={self.quant_stat}, "
-                                       f"quant_granularity={self.quant_granularity}, quant_pre_norm={self.quant_pre_norm}")
+        opts = dict(weight_mode=self.weight_mode, act_bits=self.act_bits, quant_stat=self.quant_stat,
+                    quant_granularity=self.quant_granularity, quant_pre_norm=self.quant_pre_norm)
+        if self.quant_pre_gain: opts["quant_pre_gain"] = True
+        return super().extra_repr() + "".join(f", {k}={v}" for k, v in opts.items())
 
 
 # %% ../nbs/01_bitlinear.ipynb #40bf2d6f
@@ -248,6 +261,7 @@ class QuantConfig:
     quant_stat: str = "absmedian"         # ternary scale: "absmedian" (b1.58 Reloaded) | "absmean" (b1.58)
     quant_group_size: int = 64            # inputs per scale when quant_granularity="group"
     quant_pre_norm: bool = True           # SubLN: RMSNorm on each BitLinear's input (ternary stability)
+    quant_pre_gain: bool = False          # ...times a learnable gain per input channel, ones at init
     fp_boundary: int = 1                  # the first and last fp_boundary blocks (and the head) stay fp
 
     def __post_init__(self):

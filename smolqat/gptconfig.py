@@ -63,6 +63,7 @@ class GPTConfig:
     quant_stat: str = "absmedian"       # ternary scale statistic: "absmedian" (b1.58 Reloaded) | "absmean" (b1.58)
     quant_group_size: int = 64          # inputs per ternary scale when quant_granularity="group"
     quant_pre_norm: bool = True         # SubLN: RMSNorm on each BitLinear input
+    quant_pre_gain: bool = False        # ...times a learnable gain per input, ones at init (the ternary IME trainer's)
     fp_boundary: int = 1                # fp islands: the first/last fp_boundary blocks (and the head) stay CastedLinear
     smear: bool = False                 # SmearGate on the input embedding (01a_record)
     bigram_vocab: int = 0               # BigramHash rows added to the input embedding (0: off; the record: 2048)

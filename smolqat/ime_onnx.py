@@ -113,7 +113,8 @@ def served_input(g:OnnxGraph, x:str, mod)->str:
 
 # %% ../nbs/11f_ime_onnx.ipynb #56181f2a
 UNSUPPORTED = dict(smear=False, bigram_vocab=0, ve_layers=[], xsa_last=0, window_layers=[], attn_gate_dim=0, recur_layers=[],
-                   doc_bos=-1, causal=False, tie_embeddings=False)   # GPTConfig fields the exported encoder needs at these values
+                   doc_bos=-1, causal=False, tie_embeddings=False,
+                   quant_pre_gain=False)   # GPTConfig fields the exported encoder needs at these values
 
 def check_exportable(cfg, path)->None:
     "A ValueError naming the artifact and every GPTConfig field the ONNX encoder does not build."

@@ -389,7 +389,8 @@ def build_optimizers(model:nn.Module,
                      adam_weight_decay:float=0.0,        # AdamW decoupled weight decay of the embeddings and scalars (an untied head gets none, as in the record)
                      **kwargs,                           # the LRs and control_patterns of muon_param_groups
                     )->list:                             # [Muon, AdamW], each group with base_lr
-    "The training loop's optimizers: Muon for hidden matrices, AdamW for the rest."
+    "The training loop's optimizers: Muon for hidden matrices, AdamW for the rest (or the model's `optimizer_recipe`)."
+    if (recipe := getattr(model, "optimizer_recipe", None)) is not None: return recipe(model)
     mg, ag = muon_param_groups(model, **kwargs)
     for g in ag: g["weight_decay"] = 0.0 if g["name"] == "head" else adam_weight_decay
     opts = [(ParallelMuon if parallel else Muon)(mg, momentum=momentum, weight_decay=weight_decay, ns_steps=ns_steps, ns_dtype=ns_dtype, ns=ns, row_norm=row_norm)] if mg else []

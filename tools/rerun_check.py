@@ -79,7 +79,7 @@ def main()->int:
     runs = train_seeds(author)
     if submit([*map(str, runs), "--out", str(work / "out" / NAME), "--author", "A. Reviewer", "--github-id", "areviewer", "--blurb", "three tiny seeds"]): return 1
     root = checkout(work, author, work / "out" / NAME)
-    gone = author.rename(work / "author_moved_away")            # the author's paths no longer exist
+    author.rename(work / "author_moved_away")            # the author's paths no longer exist
     if venv.wait(): return 1
     py, home = fresh_venv(Path(a.venv) if a.venv else work / "venv"), work / "home"; home.mkdir()
     record = root / TRACK / NAME
