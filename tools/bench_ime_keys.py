@@ -1,14 +1,18 @@
-"""Per-key latency of the keystroke front end (11c_ime_keys' KeySession) against the whole-line conversion, on one thread.
+"""Per-key latency of the keystroke front end (11g_ime_keys' KeySession) against the whole-line conversion, on one
+thread.
 
-    python tools/bench_ime_keys.py                          # runs/ime/model.ptz (the served student), else an untrained encoder of its shape
+    python tools/bench_ime_keys.py                          # runs/ime/model.ptz (the served student), else an untrained
+    encoder of its shape
     python tools/bench_ime_keys.py --artifact runs/X/model.ptz --sentences 50 --per-key keys.csv
 
-Types whole MOE sentences (the dictionary's test set; VAL when it was not prepared) key by key on the Dachen layout, with
+Types whole MOE sentences (the dictionary's test set; VAL when it was not prepared) key by key on the Dachen layout,
+with
 their punctuation on libchewing's symbol keys, and times each `press`; the reference for a key is `Converter.convert` of
 the same prefix (the pieces the pre-edit shows converted), timed on the same machine in the same run. Keys that complete
 a syllable (a tone key, the space bar, a symbol, Enter) and keys that do not (an initial, medial or final still being
-typed) are reported apart, each as the median over --repeats typings. libchewing types the same keys when it is installed
-(11b_chewing's Chewing). Without runs/ime, the encoder is untrained but of the job's shape with the job's phrase table
+typed) are reported apart, each as the median over --repeats typings. libchewing types the same keys when it is
+installed
+(11f_chewing's Chewing). Without runs/ime, the encoder is untrained but of the job's shape with the job's phrase table
 (tools/ime_latency.py's untrained_artifacts): the time of a conversion depends on the shapes, not the weights.
 Prints one JSON object."""
 import argparse, json, sys, tempfile, time
@@ -30,17 +34,22 @@ def typed_keys(inputs:list)->str:
     return "".join(FULL.get(c, c) for c in bopomofo_to_keys(bopomofo_text(inputs)))
 
 def artifact_and_data(path):
-    "The converter and the data of its vocabulary: a run's own data options beside its artifact, else the job's untrained encoder."
+    """The converter and the data of its vocabulary: a run's own data options beside its artifact, else the job's
+    untrained encoder."""
     if path.is_file():
         meta = path.parent / "metrics.json"
         d = json.loads(meta.read_text()).get("data", {}) if meta.exists() else {}
-        data = prepare_ime(lexicon=d.get("lexicon", False), readings=d.get("readings", "pypinyin"), phrase_lines=d.get("phrase_lines") or 0,
+        data = prepare_ime(lexicon=d.get("lexicon", False), readings=d.get("readings", "pypinyin"),
+                           phrase_lines=d.get("phrase_lines") or 0,
                            phrase_lists=d.get("phrase_lists", "chewing"))
         root = Path(__file__).resolve().parents[1]                      # shown relative to the checkout when inside it
-        return Converter.from_artifact(path), data, str(path.resolve().relative_to(root) if path.resolve().is_relative_to(root) else path)
+        return (Converter.from_artifact(path), data,
+                str(path.resolve().relative_to(root) if path.resolve().is_relative_to(root) else path))
     data = job_data()
     art = untrained_artifacts(data, Path(tempfile.mkdtemp()))["ternary"]
-    return Converter.from_artifact(art), data, f"untrained ternary encoder of the served student's shape (4x192, int8 activations) with the job's phrase table ({path} not found)"
+    return (Converter.from_artifact(art), data,
+            "untrained ternary encoder of the served student's shape (4x192, int8 activations) with the job's phrase "
+            f"table ({path} not found)")
 
 def sentences(conv, data, n:int)->tuple: # (split name, [keys])
     "n typable sentences spread over MOE (VAL when MOE was not prepared), as keys."
@@ -70,7 +79,8 @@ def whole_line_ms(conv, text:str, repeats:int)->float:
     return 1000 * float(np.median(ts))
 
 def chewing_ms(chew, keys:str)->list:
-    "Milliseconds of each key libchewing takes (11b_chewing's Chewing._key), the pre-edit cleared after, not committed (no learning)."
+    """Milliseconds of each key libchewing takes (11f_chewing's Chewing._key), the pre-edit cleared after, not committed
+    (no learning)."""
     out = []
     for k in keys:
         t = time.perf_counter(); chew._key(k); out.append(1000 * (time.perf_counter() - t))
@@ -79,7 +89,8 @@ def chewing_ms(chew, keys:str)->list:
 
 def pct(a)->dict:
     a = np.asarray(a, float)
-    return dict(n=int(len(a)), p50_ms=round(float(np.median(a)), 4), p95_ms=round(float(np.percentile(a, 95)), 4)) if len(a) else dict(n=0)
+    return dict(n=int(len(a)), p50_ms=round(float(np.median(a)), 4),
+                p95_ms=round(float(np.percentile(a, 95)), 4)) if len(a) else dict(n=0)
 
 def bench(conv, all_keys:list, repeats:int)->tuple: # (rows, equal)
     "Per key: its median time over repeats, whether it converted, the prefix, the whole-line time of that prefix."
@@ -91,8 +102,10 @@ def bench(conv, all_keys:list, repeats:int)->tuple: # (rows, equal)
             prefix = per[0][2]
             if prefix not in ref: ref[prefix] = whole_line_ms(conv, prefix, repeats) if prefix else 0.0
             n_syl = len(conv.read(prefix)[0]) if prefix else 0
-            rows.append(dict(sentence=si, key=j, kind="enter" if per[0][3] == "\n" else "letter" if key_char(per[0][3]) in LETTERS else "other",
-                             ms=1000 * float(np.median([p[0] for p in per])), converted=bool(per[0][1]), prefix_pieces=n_syl, whole_line_ms=ref[prefix]))
+            rows.append(dict(sentence=si, key=j, kind="enter" if per[0][3] == "\n" else "letter"
+                             if key_char(per[0][3]) in LETTERS else "other",
+                             ms=1000 * float(np.median([p[0] for p in per])), converted=bool(per[0][1]),
+                                 prefix_pieces=n_syl, whole_line_ms=ref[prefix]))
     return rows, equal
 
 def summary(rows:list, chew_ms:list)->dict:
@@ -103,20 +116,26 @@ def summary(rows:list, chew_ms:list)->dict:
            "keys completing none (letters)": pct([r["ms"] for r in typing]),
            "whole-line conversion of the same prefix": pct(ref),
            "letters that ran the encoder": sum(r["converted"] for r in typing)}
-    out["ratio p95 per key / p95 whole line"] = round(out["all keys"]["p95_ms"] / out["whole-line conversion of the same prefix"]["p95_ms"], 3)
-    out["ratio p95 letters / p50 whole line"] = round(out["keys completing none (letters)"]["p95_ms"] / out["whole-line conversion of the same prefix"]["p50_ms"], 4)
-    out["aims met"] = dict(p95_le_whole_line=out["ratio p95 per key / p95 whole line"] <= 1, letters_le_tenth=out["ratio p95 letters / p50 whole line"] <= 0.1)
+    out["ratio p95 per key / p95 whole line"] = round(out["all keys"]["p95_ms"] / out["whole-line conversion of the "
+        "same prefix"]["p95_ms"], 3)
+    letters, whole = out["keys completing none (letters)"], out["whole-line conversion of the same prefix"]
+    out["ratio p95 letters / p50 whole line"] = round(letters["p95_ms"] / whole["p50_ms"], 4)
+    out["aims met"] = dict(p95_le_whole_line=out["ratio p95 per key / p95 whole line"] <= 1,
+                           letters_le_tenth=out["ratio p95 letters / p50 whole line"] <= 0.1)
     out["libchewing per key"] = pct(chew_ms) if chew_ms is not None else "libchewing is not installed"
     return out
 
 def main(argv=None)->int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--artifact", default="runs/ime/model.ptz", help="an IME artifact (default: the README's served student)")
+    ap.add_argument("--artifact", default="runs/ime/model.ptz",
+                    help="an IME artifact (default: the README's served student)")
     ap.add_argument("--sentences", type=int, default=50, help="sentences typed, spread over the split")
-    ap.add_argument("--repeats", type=int, default=3, help="typings of each sentence (and whole-line conversions of each prefix); the median counts")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="typings of each sentence (and whole-line conversions of each prefix); the median counts")
     ap.add_argument("--per-key", metavar="CSV", help="also write one row per key here")
     a = ap.parse_args(argv)
-    if a.sentences < 1 or a.repeats < 1: sys.exit(f"--sentences={a.sentences} --repeats={a.repeats}: expected at least 1 each")
+    if a.sentences < 1 or a.repeats < 1:
+        sys.exit(f"--sentences={a.sentences} --repeats={a.repeats}: expected at least 1 each")
     torch.set_num_threads(1)
     conv, data, what = artifact_and_data(Path(a.artifact))
     split, all_keys = sentences(conv, data, a.sentences)

@@ -5,14 +5,16 @@
 The current form: DDP all-reduces every gradient, every rank keeps all momentum, orthogonalizes its share of each
 same-shape bucket and all-gathers (`Muon`). The parallel form (`TrainConfig.muon_parallel`, `ParallelMuon`): DDP leaves
 the matrices out; Muon reduce-scatters their gradients, keeps the momentum of its shard, orthogonalizes it and
-all-gathers, with NS overlapping the previous bucket's all-gather and AdamW the last one. Both train the same model on the
+all-gathers, with NS overlapping the previous bucket's all-gather and AdamW the last one. Both train the same model on
+the
 same batches, in one torchrun launch, steps interleaved (current, parallel, current, ...) after `--warmup` steps of
 each, a barrier before every step. Timed per step on each rank: the whole step, and its optimizer part (from the end
 of backward: norm, clip, every optimizer step); the slowest rank's time counts.
 
 Models: `demo` is the demo preset's shapes (smolqat.presets, 4 x 256, seq 256, batch 16); `record` the parameter-golf
 record's matrix shapes (width 512, 8 heads, 4 KV heads, MLP x3) with fewer layers (`--layers`, default 2) and
-shorter rows. `--quick` only checks that the script runs (two layers, 4 rows of 64 tokens, 2 steps). Prints one JSON object:
+shorter rows. `--quick` only checks that the script runs (two layers, 4 rows of 64 tokens, 2 steps). Prints one JSON
+object:
 median ms per step of each form, and ratios current / parallel (> 1: the parallel form is faster).
 CPU timings on a shared machine are indicative only; gloo's collectives run on helper threads that compete with the
 ranks' compute for the same cores.
@@ -26,7 +28,8 @@ MODELS = {  # GPTConfig shapes and batch of each --model
 }
 
 def model_shape(name:str, layers:int=0, seq_len:int=0, batch_size:int=0)->dict:
-    "n_layer, n_embd, n_head, n_kv_head, mlp_mult, seq_len, batch_size of a --model (a value > 0 of layers, seq_len, batch_size overrides it)."
+    """n_layer, n_embd, n_head, n_kv_head, mlp_mult, seq_len, batch_size of a --model (a value > 0 of layers, seq_len,
+    batch_size overrides it)."""
     if name == "demo":
         from smolqat.presets import main_presets
         p = main_presets()["demo"]
@@ -43,10 +46,12 @@ def setup(shape:dict, parallel:bool, rank:int, world:int):
     from smolqat.model import GPT
     from smolqat.trainconfig import TrainConfig
     from smolqat.train import setup_run
-    cfg = TrainConfig(steps=10**6, batch_size=shape["batch_size"], seq_len=shape["seq_len"], warmup_steps=0, autocast="fp32",
+    cfg = TrainConfig(steps=10**6, batch_size=shape["batch_size"], seq_len=shape["seq_len"], warmup_steps=0,
+                      autocast="fp32",
                       device="cpu", muon_parallel=parallel)
     torch.manual_seed(0)
-    model = GPT(GPTConfig(vocab_size=1024, block_size=shape["seq_len"], **{k: shape[k] for k in ("n_layer", "n_embd", "n_head", "n_kv_head", "mlp_mult")}))
+    model = GPT(GPTConfig(vocab_size=1024, block_size=shape["seq_len"],
+                          **{k: shape[k] for k in ("n_layer", "n_embd", "n_head", "n_kv_head", "mlp_mult")}))
     stream = np.random.default_rng(0).integers(0, 1024, 200_000)
     loader = TokenLoader([stream], shape["seq_len"], shape["batch_size"], seed=0, rank=rank, world_size=world)
     return setup_run(cfg, model, loader), cfg, loader
@@ -80,18 +85,23 @@ def worker(a):
     from smolqat.core import init_distributed
     rank, world = init_distributed("gloo")
     shape = model_shape(a.model, a.layers, a.seq_len, a.batch_size)
-    times, matrices = measure(a, shape, rank, world)   # the runs (DDP modules) are gone before the process group: freed after it, they can hang the exit
+    # the runs (DDP modules) are gone before the process group: freed after it, they can hang the exit
+    times, matrices = measure(a, shape, rank, world)
     if rank == 0:
         med = {name: [1000 * statistics.median(t[j] for t in ts) for j in (0, 1)] for name, ts in times.items()}
-        out = dict(model=a.model, shape=shape, nproc=world, threads_per_rank=torch.get_num_threads(), steps=a.steps, warmup=a.warmup,
-                   muon_params=matrices, step_ms={k: round(v[0], 1) for k, v in med.items()}, optimizer_ms={k: round(v[1], 1) for k, v in med.items()},
-                   step_ratio=round(med["current"][0] / med["parallel"][0], 3), optimizer_ratio=round(med["current"][1] / med["parallel"][1], 3))
+        out = dict(model=a.model, shape=shape, nproc=world, threads_per_rank=torch.get_num_threads(), steps=a.steps,
+                   warmup=a.warmup,
+                   muon_params=matrices, step_ms={k: round(v[0], 1) for k, v in med.items()},
+                       optimizer_ms={k: round(v[1], 1) for k, v in med.items()},
+                   step_ratio=round(med["current"][0] / med["parallel"][0], 3),
+                       optimizer_ratio=round(med["current"][1] / med["parallel"][1], 3))
         Path(a.out).write_text(json.dumps(out))
     dist.destroy_process_group()
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", choices=sorted(MODELS), default="demo", help="demo preset's shapes, or the record's with fewer layers")
+    ap.add_argument("--model", choices=sorted(MODELS), default="demo",
+                    help="demo preset's shapes, or the record's with fewer layers")
     ap.add_argument("--layers", type=int, default=0, help="transformer blocks (0: the model's own)")
     ap.add_argument("--seq-len", type=int, default=0, help="tokens per row (0: the model's own)")
     ap.add_argument("--batch-size", type=int, default=0, help="rows per step, all ranks (0: the model's own)")
@@ -99,7 +109,8 @@ def main():
     ap.add_argument("--steps", type=int, default=8, help="timed steps of each form")
     ap.add_argument("--warmup", type=int, default=2, help="untimed steps of each form first")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per rank")
-    ap.add_argument("--quick", action="store_true", help="only check that it runs: two layers, 4 rows of 64 tokens, 2 steps")
+    ap.add_argument("--quick", action="store_true",
+                    help="only check that it runs: two layers, 4 rows of 64 tokens, 2 steps")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -107,7 +118,8 @@ def main():
     from smolqat.core import launch_torchrun
     out = Path(tempfile.mkdtemp(prefix="bench_muon_")) / "result.json"
     if a.quick: a.layers, a.seq_len, a.batch_size, a.steps, a.warmup = 2, 64, 4, 2, 1
-    args = ["--model", a.model, "--layers", a.layers, "--seq-len", a.seq_len, "--batch-size", a.batch_size, "--steps", a.steps,
+    args = ["--model", a.model, "--layers", a.layers, "--seq-len", a.seq_len, "--batch-size", a.batch_size, "--steps",
+            a.steps,
             "--warmup", a.warmup, "--out", out, "--worker"]
     launch_torchrun([__file__, *args], a.nproc, cpu_threads=a.threads)
     res = json.loads(out.read_text())

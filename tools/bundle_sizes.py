@@ -11,11 +11,14 @@ import argparse, ast, json, os, subprocess, sys, tempfile
 from pathlib import Path
 
 DEMO = dict(model=dict(vocab_size=1024, n_layer=4, n_embd=256, n_head=4, n_kv_head=2, block_size=256),
-            train=dict(seq_len=256, batch_size=16, steps=100000, max_seconds=525.0, warmup_steps=10, warmdown_frac=0.8, matrix_lr=0.04,
-                       scalar_lr=0.04, embed_lr=0.05, muon_momentum_warmup=300, log_every=10, val_every=250, val_max_tokens=32768,
+            train=dict(seq_len=256, batch_size=16, steps=100000, max_seconds=525.0, warmup_steps=10, warmdown_frac=0.8,
+                       matrix_lr=0.04,
+                       scalar_lr=0.04, embed_lr=0.05, muon_momentum_warmup=300, log_every=10, val_every=250,
+                           val_max_tokens=32768,
                        checkpoint_every=500, autocast="bf16"),
             data=dict(data_dir="data/datasets/fineweb10B_sp1024", tokenizer="data/tokenizers/fineweb_1024_bpe.model"),
-            export=dict(quantization="gptq6", compressor="auto", calib_batches=16), eval=dict(stride=64), run_dir="runs/demo")
+            export=dict(quantization="gptq6", compressor="auto", calib_batches=16), eval=dict(stride=64),
+                run_dir="runs/demo")
 
 def sizes()->dict: # definition name -> minified bytes
     "Bundle the demo unminified, then minify each top-level statement alone."
@@ -27,8 +30,12 @@ def sizes()->dict: # definition name -> minified bytes
     out = {}
     for n in ast.parse(src).body:
         seg = ast.get_source_segment(src, n) or ""
-        name = getattr(n, "name", None) or (ast.unparse(n.targets[0]) if isinstance(n, ast.Assign) else f"{type(n).__name__}@{n.lineno}")
-        out[name] = out.get(name, 0) + len(python_minifier.minify(seg, rename_locals=True, remove_annotations=True, remove_literal_statements=True))
+        name = getattr(n, "name",
+                       None) or (ast.unparse(n.targets[0]) if isinstance(n,
+                           ast.Assign) else f"{type(n).__name__}@{n.lineno}")
+        out[name] = out.get(name,
+                            0) + len(python_minifier.minify(seg, rename_locals=True, remove_annotations=True,
+                                                            remove_literal_statements=True))
     return out
 
 def main(argv=None)->int:

@@ -13,7 +13,8 @@ from smolqat.lab import output_problems
 
 
 def main(argv=None)->int:
-    paths = [Path(a) for a in (argv if argv is not None else sys.argv[1:])] or sorted((project_root() / "nbs").glob("*.ipynb"))
+    paths = [Path(a)
+             for a in (argv if argv is not None else sys.argv[1:])] or sorted((project_root() / "nbs").glob("*.ipynb"))
     bad = [(p, i, what) for p in paths for i, what in output_problems(p)]
     for p, i, what in bad: print(f"{p}: cell {i}: {what}")
     print(f"{len(paths)} notebooks, {len(bad)} problems")

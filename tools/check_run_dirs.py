@@ -43,7 +43,8 @@ def main():
         problems += [f"{nb} cell {i}: {what}" for i, what in output_problems(tmp / nb)]
     if problems: sys.exit("check_run_dirs: FAILED\n  " + "\n  ".join(problems))
     shutil.rmtree(tmp)
-    print(f"check_run_dirs: ok in {time.time() - t0:.0f} s: papermill from nbs/ and from the root both wrote {run_dir.relative_to(root)}/ "
+    print(f"check_run_dirs: ok in {time.time() - t0:.0f} s: papermill from nbs/ and from the root both wrote "
+          f"{run_dir.relative_to(root)}/ "
           f"(the second resumed at step {second['steps']}); no widget views, no warnings in the executed notebooks")
 
 if __name__ == "__main__": main()

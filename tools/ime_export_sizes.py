@@ -20,16 +20,19 @@ from smolqat.ime_serve import IME_POLICY, IME_FORMAT, legal_to_csr, roundtrip_im
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", nargs="+", help="train_ime run folders (each with ckpt.pt and metrics.json), all on the same data")
+    ap.add_argument("runs", nargs="+",
+                    help="train_ime run folders (each with ckpt.pt and metrics.json), all on the same data")
     ap.add_argument("--min-freq", default="0,1,2", help="phrase-table cuts to try (comma-separated)")
     ap.add_argument("--moe", type=int, default=2000, help="MOE sentences scored with the table")
     a = ap.parse_args()
     d = json.loads((Path(a.runs[0]) / "metrics.json").read_text())["data"]
-    data = prepare_ime(lexicon=d["lexicon"], readings=d["readings"], phrase_lines=d["phrase_lines"], phrase_lists=d["phrase_lists"])
+    data = prepare_ime(lexicon=d["lexicon"], readings=d["readings"], phrase_lines=d["phrase_lines"],
+                       phrase_lists=d["phrase_lists"])
     rows = word_rows("chewing", ime_corpus(data.meta["corpus"], data.meta["every"])["words"])
     val, moe = all_pairs(data.split("val")), spread(all_pairs(data.split("moe")), a.moe)
     tables = {m: phrase_table(rows, data.vocab, data.legal, m) for m in map(int, a.min_freq.split(","))}
-    policies = {"baseline (fp16 under 65,536)": MixedPolicy("int8", "int8", "int8", "int8", keep_float_max_numel=65_536), "IME_POLICY": IME_POLICY}
+    policies = {"baseline (fp16 under 65,536)": MixedPolicy("int8", "int8", "int8", "int8",
+                                                            keep_float_max_numel=65_536), "IME_POLICY": IME_POLICY}
     tmp = Path(tempfile.mkdtemp())
     print("run\tpolicy\tmin_freq\tphrases\tbytes\tVAL\tMOE with the table")
     for run in a.runs:
@@ -39,7 +42,9 @@ def main():
             back = roundtrip_ime(m, pol)
             v = ime_scores(predict(back, val), val)["char_acc"]
             for mf, t in tables.items():
-                extra = dict(format=IME_FORMAT, inputs=list(data.vocab.inputs), chars=list(data.vocab.chars), hints=m.hints, tone_drop=False, lm=None,   # sizes only: tone_drop does not change them
+                # sizes only: tone_drop does not change them
+                extra = dict(format=IME_FORMAT, inputs=list(data.vocab.inputs), chars=list(data.vocab.chars),
+                             hints=m.hints, tone_drop=False, lm=None,
                              lexicon=table_to_tensors(t, m.legal.cpu().numpy()), **legal_to_csr(m.legal.cpu()))
                 b = save_artifact(q, tmp / "a.ptz", m.cfg, "brotli", extra=extra)["bytes"]
                 x = lexicon_scores(back, moe, t, (0.6,))[0.6]["char_acc"]

@@ -34,8 +34,10 @@ class Server:
                                      cwd=root, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def api(self, method:str, path:str, body=None, timeout=30):
-        req = urllib.request.Request(f"{self.base}{path}", method=method, data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"})
+        req = urllib.request.Request(f"{self.base}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"token {self.token}",
+                                              "Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=timeout) as r:
             data = r.read()
             return json.loads(data) if data else None
@@ -43,7 +45,8 @@ class Server:
     def wait_ready(self, timeout=60):
         t = time.time()
         while time.time() - t < timeout:
-            if self.proc.poll() is not None: raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}; see {self.log.name}")
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}; see {self.log.name}")
             try: return self.api("GET", "/api/status", timeout=2)
             except (urllib.error.URLError, ConnectionError, OSError): time.sleep(0.3)
         raise TimeoutError(f"jupyter lab did not answer within {timeout} s; see {self.log.name}")
@@ -81,10 +84,12 @@ async def run_cells(srv:Server, kernel_id:str, cells:list, timeout=120)->list:
     try:
         for src in cells:
             msg_id = uuid.uuid4().hex
-            ws.write_message(json.dumps(dict(channel="shell", header=dict(msg_id=msg_id, msg_type="execute_request", session=session,
+            ws.write_message(json.dumps(dict(channel="shell",
+                                             header=dict(msg_id=msg_id, msg_type="execute_request", session=session,
                                                                            username="smoke", version="5.3", date=""),
                                              parent_header={}, metadata={}, buffers=[],
-                                             content=dict(code=src, silent=False, store_history=True, user_expressions={},
+                                             content=dict(code=src, silent=False, store_history=True,
+                                                          user_expressions={},
                                                           allow_stdin=False, stop_on_error=True))))
             outputs, status, idle = [], None, False
             while status is None or not idle:
@@ -95,7 +100,8 @@ async def run_cells(srv:Server, kernel_id:str, cells:list, timeout=120)->list:
                 t = m["header"]["msg_type"]
                 if m["channel"] == "shell" and t == "execute_reply": status = m["content"]["status"]
                 elif t == "status": idle = m["content"]["execution_state"] == "idle"
-                elif t in ("stream", "display_data", "execute_result", "error"): outputs.append(dict(output_type=t, **m["content"]))
+                elif t in ("stream", "display_data", "execute_result", "error"):
+                    outputs.append(dict(output_type=t, **m["content"]))
             results.append((status, outputs))
     finally: ws.close()
     return results
@@ -105,12 +111,16 @@ def to_nbformat(o:dict)->dict:
     import nbformat
     t = o["output_type"]
     if t == "stream": return nbformat.v4.new_output("stream", name=o["name"], text=o["text"])
-    if t == "error": return nbformat.v4.new_output("error", ename=o["ename"], evalue=o["evalue"], traceback=o["traceback"])
-    if t == "execute_result": return nbformat.v4.new_output(t, data=o["data"], metadata=o.get("metadata", {}), execution_count=o.get("execution_count"))
+    if t == "error":
+        return nbformat.v4.new_output("error", ename=o["ename"], evalue=o["evalue"], traceback=o["traceback"])
+    if t == "execute_result":
+        return nbformat.v4.new_output(t, data=o["data"], metadata=o.get("metadata", {}),
+                                      execution_count=o.get("execution_count"))
     return nbformat.v4.new_output(t, data=o["data"], metadata=o.get("metadata", {}))
 
 def chromium()->str:
-    return next((c for c in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable") if shutil.which(c)), None)
+    return next((c for c in ("chromium", "chromium-browser", "google-chrome",
+                             "google-chrome-stable") if shutil.which(c)), None)
 
 def screenshot(srv:Server, out:Path)->str:
     "A headless screenshot of nbs/index.ipynb rendered by Lab; what happened, in words."
@@ -118,7 +128,8 @@ def screenshot(srv:Server, out:Path)->str:
     if exe is None: return "no Chromium installed: screenshot skipped"
     png = out / "index.png"
     url = f"{srv.base}/lab/tree/nbs/index.ipynb?token={srv.token}"
-    proc = subprocess.Popen([exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,1800",
+    proc = subprocess.Popen([exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                             "--window-size=1400,1800",
                              "--virtual-time-budget=20000", f"--screenshot={png}", url],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try: log = proc.communicate(timeout=90)[0]
@@ -150,7 +161,8 @@ def main(argv=None):
         if changed: problems.append(f"open + save changed {', '.join(changed)} (restored)")
         notes.append(f"open + save of {len(list((root / 'nbs').glob('*.ipynb')))} notebooks: {len(changed)} changed")
         nb = nbformat.read(root / "nbs" / "index.ipynb", as_version=4)
-        s = srv.api("POST", "/api/sessions", dict(path="nbs/index.ipynb", name="index.ipynb", type="notebook", kernel=dict(name="python3")))
+        s = srv.api("POST", "/api/sessions",
+                    dict(path="nbs/index.ipynb", name="index.ipynb", type="notebook", kernel=dict(name="python3")))
         code = [c for c in nb.cells if c.cell_type == "code"]
         probe = "from smolqat.core import progress_kind; print(progress_kind())"
         results = asyncio.run(run_cells(srv, s["kernel"]["id"], [c.source for c in code] + [probe]))
@@ -160,12 +172,15 @@ def main(argv=None):
         bad = [i for i, (status, _) in enumerate(results) if status != "ok"]
         if bad: problems.append(f"index.ipynb: cells {bad} did not run ok")
         problems += [f"index.ipynb cell {i}: {what}" for i, what in output_problems(out / "index.executed.ipynb")]
-        if not any("image/png" in o.get("data", {}) for c in code for o in c.outputs): problems.append("index.ipynb drew no figure")
+        if not any("image/png" in o.get("data", {}) for c in code for o in c.outputs):
+            problems.append("index.ipynb drew no figure")
         kind = "".join(o.get("text", "") for o in results[-1][1]).strip()
         if kind != "widget": problems.append(f"progress bars in a Lab kernel are {kind!r}, expected 'widget'")
-        notes.append(f"index.ipynb: {len(code)} cells run over the kernel websocket, figure drawn, progress bars: {kind}")
+        notes.append(f"index.ipynb: {len(code)} cells run over the kernel websocket, figure drawn, progress bars: "
+                     f"{kind}")
         notes.append(screenshot(srv, out))
-        if "smolqat: notebooks of a smolqat checkout" not in (out / "server.log").read_text(): problems.append("the smolqat.lab extension did not load")
+        if "smolqat: notebooks of a smolqat checkout" not in (out / "server.log").read_text():
+            problems.append("the smolqat.lab extension did not load")
     finally: srv.stop()
     took = time.time() - t0
     print("lab_smoke: " + ("FAILED" if problems else "ok") + f" in {took:.0f} s\n  " + "\n  ".join(notes + problems))

@@ -55,7 +55,8 @@ def main(argv=None)->int:
     calib = loader_calibration(TokenLoader(dp.train_shards, tc["seq_len"], tc["batch_size"], seed=tc["seed"] + 1), 16)
     hs = capture_hessians(model, calib, tied_head=model.cfg.tie_embeddings)
     base, sd, rows = named_policy(rec["quantization"]), model.state_dict(), []
-    print(f"{a.run}: {rec['quantization']}, {model.cfg.n_layer}x{model.cfg.n_embd}, git {rec.get('git_sha')}, steps {rec['results'].get('steps')}", flush=True)
+    print(f"{a.run}: {rec['quantization']}, {model.cfg.n_layer}x{model.cfg.n_embd}, git {rec.get('git_sha')}, steps "
+          f"{rec['results'].get('steps')}", flush=True)
     for name, kw in POLICIES.items():
         t0 = time.time()
         obj, stats = quantize_model(model, hs, replace(base, **kw))
@@ -67,11 +68,15 @@ def main(argv=None)->int:
             rt = roundtrip_model(Path(d) / "m.ptz").eval()
         ev = eval_bpb(rt, val, luts, tc["seq_len"])
         rows.append(dict(policy=name, mean_output_error=round(err, 6), model_bytes=size["bytes"],
-                         val_bpb_roundtrip=round(ev["bpb"], 5), lqer=stats.get("lqer", []), seconds=round(time.time() - t0, 1)))
+                         val_bpb_roundtrip=round(ev["bpb"], 5), lqer=stats.get("lqer", []),
+                             seconds=round(time.time() - t0, 1)))
         print(json.dumps(rows[-1]), flush=True)
     ref = rows[0]
     print("\n| policy | mean output error | model bytes | val_bpb after the round trip |\n|---|---|---|---|")
-    for r in rows: print(f"| {r['policy']} | {r['mean_output_error']:.5f} | {r['model_bytes']:,} ({r['model_bytes'] / ref['model_bytes']:.3f}x) | {r['val_bpb_roundtrip']:.4f} ({r['val_bpb_roundtrip'] - ref['val_bpb_roundtrip']:+.4f}) |")
+    for r in rows:
+        print(f"| {r['policy']} | {r['mean_output_error']:.5f} | {r['model_bytes']:,} "
+              f"({r['model_bytes'] / ref['model_bytes']:.3f}x) | {r['val_bpb_roundtrip']:.4f} "
+              f"({r['val_bpb_roundtrip'] - ref['val_bpb_roundtrip']:+.4f}) |")
     if a.json: a.json.write_text(json.dumps(dict(run=str(a.run), git_sha=rec.get("git_sha"), rows=rows), indent=1))
     return 0
 

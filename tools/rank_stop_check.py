@@ -56,16 +56,19 @@ def one_run(package:str, seconds:float, timeout:float)->tuple: # (verdict, final
     "Launch the 2-rank run once under `timeout`; judge it."
     run_dir = Path(tempfile.mkdtemp(prefix="rank_stop_")) / "run"; run_dir.mkdir()
     (run_dir / "run.json").write_text(json.dumps(spec(run_dir, seconds)))
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(p for p in (package, os.environ.get("PYTHONPATH")) if p)}
+    env = {**os.environ, "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in (package, os.environ.get("PYTHONPATH")) if p)}
     cmd = ["timeout", "-k", "5", str(timeout), sys.executable, "-m", "torch.distributed.run", "--standalone",
            "--nproc_per_node=2", __file__, "--worker", str(run_dir / "run.json")]
     t0 = time.time(); r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return verdict(r, run_dir, timeout), reports(run_dir).get(0), time.time() - t0
 
 def main():
-    ap = argparse.ArgumentParser(description="Check that 2 torchrun ranks stop at the same step under a wallclock budget.")
+    ap = argparse.ArgumentParser(description="Check that 2 torchrun ranks stop at the same step under a wallclock "
+                                 "budget.")
     ap.add_argument("n", nargs="?", type=int, default=10, help="runs in a row")
-    ap.add_argument("--package", default="", help="folder holding the smolqat package to test (default: the installed one)")
+    ap.add_argument("--package", default="",
+                    help="folder holding the smolqat package to test (default: the installed one)")
     ap.add_argument("--seconds", type=float, default=2.0, help="the runs' wallclock budget")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds before a run counts as hung")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -75,7 +78,8 @@ def main():
     for i in range(a.n):
         why, steps, wall = one_run(a.package, a.seconds, a.timeout)
         passed += not why
-        print(f"run {i + 1}: {'ok' if not why else 'FAIL'} ({wall:.0f} s, rank 0 stopped at step {steps}){': ' + why if why else ''}", flush=True)
+        print(f"run {i + 1}: {'ok' if not why else 'FAIL'} ({wall:.0f} s, rank 0 stopped at step "
+              f"{steps}){': ' + why if why else ''}", flush=True)
     print(f"{passed}/{a.n} passed")
     sys.exit(0 if passed == a.n else 1)
 

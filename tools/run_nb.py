@@ -27,7 +27,8 @@ def execute(path:Path, run_flags:set, timeout:int, only:str=None):
     keep = {i: (c.outputs, c.execution_count) for i, c in enumerate(nb.cells) if skipped(c, run_flags, only)}
     run = nbformat.v4.new_notebook(metadata=nb.metadata)
     run.cells = [nbformat.v4.new_raw_cell("") if i in keep else c for i, c in enumerate(nb.cells)]
-    NotebookClient(run, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(run, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
     for i, c in enumerate(nb.cells):
         if i in keep: c.outputs, c.execution_count = keep[i]
         elif c.cell_type == "code": c.outputs, c.execution_count = run.cells[i].outputs, run.cells[i].execution_count
@@ -36,7 +37,8 @@ def execute(path:Path, run_flags:set, timeout:int, only:str=None):
     os.replace(tmp, path)
 
 def main():
-    os.environ.setdefault("SMOLQAT_PROGRESS", "text")   # the kernels inherit it: saved outputs get text bars, not widget views
+    # the kernels inherit it: saved outputs get text bars, not widget views
+    os.environ.setdefault("SMOLQAT_PROGRESS", "text")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+", type=Path)
     ap.add_argument("--slow", action="store_true", help="also run #| slow cells (benchmarks: use a quiet machine)")

@@ -1,0 +1,58 @@
+"""The notebooks read in the order they build on each other: no notebook's exported code imports a module exported by a
+notebook that sorts after it, and no two notebooks share a number. Prints each problem and exits 1 when there is one;
+`--graph` prints every library notebook with the notebooks its exported code imports.
+
+    python tools/check_order.py [--graph]
+"""
+import argparse, json, re, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NUMBER = re.compile(r"^(\d+[a-z]?)_")   # "04b_objectives" -> "04b"
+IMPORT = re.compile(r"^\s*from\s+(?:smolqat)?\.?(?:smolqat\.)?(\w+)\s+import\b", re.M)
+
+def cells(nb:Path)->list: return json.loads(nb.read_text())["cells"]
+
+def exported_code(nb:Path)->str:
+    "The source of the notebook's `#| export` / `#| exporti` cells."
+    code = ["".join(c["source"]) for c in cells(nb) if c["cell_type"] == "code"]
+    return "\n".join(s for s in code if re.match(r"\s*#\|\s*export", s))
+
+def default_exp(nb:Path)->str: # the module a notebook exports to ("" for none)
+    for c in cells(nb):
+        m = re.search(r"#\|\s*default_exp\s+(\S+)", "".join(c["source"]))
+        if m: return m.group(1)
+    return ""
+
+def graph(nbs:list)->dict: # notebook stem -> sorted notebook stems its exported code imports
+    owner = {default_exp(nb): nb.stem for nb in nbs if default_exp(nb)}
+    out = {}
+    for nb in nbs:
+        mods = {m for m in IMPORT.findall(exported_code(nb)) if m in owner and owner[m] != nb.stem}
+        if default_exp(nb): out[nb.stem] = sorted(owner[m] for m in mods)
+    return out
+
+def problems(nbs:list)->list:
+    "Back-imports (an import of a notebook sorting after the importer) and shared numbers."
+    g = graph(nbs)
+    bad = [f"{a} imports {b}, which sorts after it" for a, deps in g.items() for b in deps if b > a]
+    by_num = {}
+    for nb in nbs:
+        if m := NUMBER.match(nb.stem): by_num.setdefault(m.group(1), []).append(nb.stem)
+    bad += [f"notebooks share the number {n}: {', '.join(sorted(v))}" for n, v in sorted(by_num.items()) if len(v) > 1]
+    return bad
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graph", action="store_true",
+                    help="print each library notebook and what its exported code imports")
+    a = ap.parse_args()
+    nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if not p.name.startswith("_"))
+    if a.graph:
+        for k, v in graph(nbs).items(): print(f"{k}: {', '.join(v)}")
+    bad = problems(nbs)
+    for b in bad: print(b)
+    print(f"{len(nbs)} notebooks, {len(bad)} problem(s)")
+    sys.exit(1 if bad else 0)
+
+if __name__ == "__main__": main()
