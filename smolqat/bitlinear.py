@@ -113,8 +113,6 @@ def _grouped(w:Tensor, granularity:str, group_size:int)->Tensor:
         raise ValueError(f"group_size={group_size}: expected a positive divisor of in_features={cols}")
     return w.reshape(rows, cols // group_size, group_size)
 
-
-# %% ../nbs/01_bitlinear.ipynb #c14f4af3
 def ternary_scale(w:Tensor,                 # (out_features, in_features) weight
                   granularity:str="channel",# "channel" (per row) | "group" (per group_size inputs of a row) | "tensor"
                   stat:str="absmedian",     # "absmedian" (b1.58 Reloaded) | "absmean" (b1.58)
@@ -145,7 +143,6 @@ def weight_quant_ternary(w:Tensor, granularity:str="channel", stat:str="absmedia
     "Ternary fake quantization of a weight with a straight-through gradient."
     return ste(w, _ternary_deq(w, granularity, stat, group_size, eps))
 
-
 # %% ../nbs/01_bitlinear.ipynb #b898ab09
 WEIGHT_MODES = ("ternary", "int8", "int6", "int5", "int4", "fp")
 
@@ -164,8 +161,6 @@ def check_quant_options(owner:str,  # class name for the message: "QuantConfig",
     if getattr(o, "quant_pre_gain", False) and not o.quant_pre_norm:
         raise bad("quant_pre_gain", "False when quant_pre_norm=False (the gain scales SubLN's output)")
 
-
-# %% ../nbs/01_bitlinear.ipynb #ca479aa0
 # the last input a frozen BitLinear read and what it made of it: (input, (its version, layer options), quantized
 # input)
 _SERVED = [None]
@@ -241,8 +236,6 @@ class BitLinear(nn.Linear):
         if self.quant_pre_gain: opts["quant_pre_gain"] = True
         return super().extra_repr() + "".join(f", {k}={v}" for k, v in opts.items())
 
-
-# %% ../nbs/01_bitlinear.ipynb #40bf2d6f
 def set_quant_alpha(model:nn.Module,  # any module; every BitLinear inside is set
                     alpha:float,      # 0: fp forward, 1: fully quantized
                    )->int:            # number of BitLinear layers set
@@ -267,8 +260,6 @@ def freeze_quantized(model:nn.Module,        # any module; every BitLinear insid
             m.frozen = True
     return len(layers)
 
-
-# %% ../nbs/01_bitlinear.ipynb #c3ba30d2
 def ternary_zero_share(model:nn.Module, stat:str|None=None)->dict: # name -> share of zero trits
     "Share of zero trits of each ternary BitLinear (with its own scale options, or with `stat` instead)."
     return {n: (ternarize(m.weight, m.quant_granularity, stat or m.quant_stat,

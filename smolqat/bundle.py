@@ -82,7 +82,6 @@ def bound_names(node:ast.AST)->set:
 
 def used_names(node:ast.AST)->set: return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
-# %% ../nbs/07a_bundle.ipynb #d4a2a959
 def _split_import(node):
     "An absolute import of several names as one statement per name."
     cls = type(node); kw = dict(module=node.module, level=0) if cls is ast.ImportFrom else {}
@@ -164,7 +163,6 @@ class Namespace:
 
 def _side_effect(s:Stmt)->bool: return not s.binds and not isinstance(s.node, (ast.Import, ast.ImportFrom))
 
-# %% ../nbs/07a_bundle.ipynb #ea15cc9f
 def _roots(ns:Namespace, entries:list)->list:
     """The statements the entries [(module, name)] resolve to, plus those that bind nothing; ValueError for a missing
     entry."""

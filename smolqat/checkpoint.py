@@ -51,7 +51,6 @@ def load_checkpoint(path)->dict:
     except Exception as e:
         raise CorruptCheckpoint(f"checkpoint {path} is corrupted or not loadable with weights_only=True: {e}") from None
 
-# %% ../nbs/05a_checkpoint.ipynb #b6978f9e
 def previous_checkpoint(path)->Path:
     "Where save_checkpoint keeps the checkpoint before the newest: ckpt.pt -> ckpt.prev.pt."
     p = Path(path)
@@ -91,7 +90,6 @@ def load_latest_checkpoint(path)->tuple: # (checkpoint dict, the file it came fr
         warnings.warn(f"{e}; resuming from the previous checkpoint {prev} (step {ck['step']})")
         return ck, prev
 
-# %% ../nbs/05a_checkpoint.ipynb #d1d90a5b
 def ckpt_file(source)->Path:
     "A checkpoint file from a run folder (its ckpt.pt) or the file itself."
     p = Path(source)

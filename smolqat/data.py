@@ -42,7 +42,6 @@ def load_works(name:str="shakespeare")->dict:
         return {m.name.removesuffix(".txt").removesuffix("_gut"): tf.extractfile(m).read().decode("utf-8")
                 for m in members}
 
-# %% ../nbs/00d_data.ipynb #bdf954ab
 def val_works(name:str, works:dict)->tuple:
     "The names of the VAL works of corpus `name` (VAL_WORKS, else its last four works)."
     return VAL_WORKS.get(name, tuple(works)[-4:])
@@ -91,7 +90,6 @@ def _line_chunks(s:str, max_chars:int=2000)->list:
     out.append(NL.join(cur))
     return out
 
-# %% ../nbs/00d_data.ipynb #fea81b2c
 class Tokenizer:
     """Any sentencepiece model; one with the newline piece `⏎` (the project's own) maps newlines, so `decode(encode(x))
     == x`."""
@@ -123,7 +121,6 @@ class Tokenizer:
         return case_decode(s) if self._case else s
     def __repr__(self): return f"Tokenizer({self.path.name}, vocab_size={self.vocab_size})"
 
-# %% ../nbs/00d_data.ipynb #23da7589
 def _model_path(path)->Path:
     "`path` as a .model file path (a folder gets tokenizer.model; default a temp dir), its folder created."
     path = Path(path or tempfile.mkdtemp(prefix="smolqat_tok_"))

@@ -280,7 +280,6 @@ def check_ttt_legal(ledger:TTTLedger)->dict: # targets, updates
                              f"{int(ledger.scored_at[t])} updates)")
     return dict(targets=len(ts), updates=len(ledger.updates))
 
-# %% ../nbs/03_eval.ipynb #bd4d5c7a
 def ttt_chunks(win:Windows, chunk_tokens:int,
                # (D,) sorted positions of the documents' first tokens: chunks restart at each (None:
                # one document)
@@ -345,7 +344,6 @@ def _doc_of(starts:torch.Tensor, t:int)->int:
 def _cosine_lr(lr:float, c:int, n_chunks:int)->float:
     return lr * 0.5 * (1 + math.cos(math.pi * c / max(n_chunks - 1, 1)))
 
-# %% ../nbs/03_eval.ipynb #674273eb
 def _flat_grads(params:list)->Tensor: # (sum of numels + P,) fp32
     """Every gradient of `params` in one flat fp32 buffer (zeros where one is missing), then a has-gradient flag per
     parameter."""

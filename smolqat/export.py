@@ -41,8 +41,6 @@ def percentile_clip(w:torch.Tensor,          # (rows, ...) float weight; rows = 
     "Per-row clip value of the int8 export: the `clip_q` quantile of |w| over each row."
     return torch.quantile(w.detach().float().reshape(len(w), -1).abs(), clip_q, dim=1)
 
-
-# %% ../nbs/07_export.ipynb #68da1cf8
 def _enc_rows(bits:int, clip_q:float=None):
     """Encoder of a per-row int entry: absmax rows as QAT trains them, or with `clip_q` the int8 export's percentile
     clip."""
@@ -99,7 +97,6 @@ def int8_policy(name:str, t:torch.Tensor)->str:
 
 def _nbytes(entry:dict)->int: return sum(v.numel() * v.element_size() for v in entry.values() if torch.is_tensor(v))
 
-# %% ../nbs/07_export.ipynb #a88c9f75
 def quant_stats(sd:dict, obj:dict)->dict:
     "Parameter count, original vs payload bytes, per scheme and per tensor."
     per_tensor = {n: _nbytes(e) for n, e in obj["entries"].items()}
@@ -151,7 +148,6 @@ def quantize_state_dict_int8(sd:dict)->tuple:
     "The baseline int8 export: (object, stats)."
     return quantize_state_dict(sd, int8_policy)
 
-# %% ../nbs/07_export.ipynb #dc2ab6e0
 def dequantize_state_dict(obj:dict, schemes:dict=SCHEMES)->dict:
     "Tensors back from an export object, in their original dtypes."
     if not isinstance(obj, dict) or obj.get("format") != QUANT_FORMAT:
@@ -199,7 +195,6 @@ def _header(compressor:str, version:int=ARTIFACT_VERSION)->bytes:
 
 def _checksums(body:bytes, raw:bytes)->bytes: return struct.pack(">II", zlib.crc32(body), zlib.crc32(raw))
 
-# %% ../nbs/07_export.ipynb #b42b28a5
 def _compress_all(raw:bytes, names, level:int=None)->dict: # name -> compressed body
     "`raw` compressed by each compressor in `names`, at `level` or each one's default."
     return {c: COMPRESSORS[c][0](raw, COMPRESSORS[c][2] if level is None else level) for c in names}
@@ -230,7 +225,6 @@ def save_artifact(obj:dict,                 # export object from quantize_state_
     atomic_write_bytes(path, [_header(best), _checksums(blobs[best], raw), blobs[best]])
     return dict(path=str(path), compressor=best, raw_bytes=len(raw), bytes=Path(path).stat().st_size, candidates=sizes)
 
-# %% ../nbs/07_export.ipynb #0daec379
 def _corrupt(path, why:str)->ValueError: return ValueError(f"artifact {path} is truncated or corrupted: {why}")
 
 def _parse_header(data:bytes, path)->tuple: # (compressor, the bytes after the header line)

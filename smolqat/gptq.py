@@ -175,7 +175,6 @@ def prepare_hessian(H:Tensor,             # (cols, cols) input Hessian
         d *= 10
     return dict(U=None, perm=perm, dead=dead, damp=d / 10, tries=max_tries)
 
-# %% ../nbs/06_gptq.ipynb #3bf01000
 def gptq_blocks(WT:Tensor,          # (cols, rows) weight, transposed, columns in processing order; updated in place
                 U:Tensor,           # (cols, cols) upper Cholesky factor of H⁻¹ in the same order
                 scale:Tensor,       # (rows,) fp32 scale per row

@@ -357,7 +357,6 @@ class IMEExtras:
               else "")
         return ("_lex" if self.lexicon else "") + ("_tw" if self.readings == "chewing" else "") + ph + xt
 
-# %% ../nbs/10a_ime_data.ipynb #e1198cd2
 def word_rows(name:str, lists:dict)->list: # [(phrase, reading or None, freq)]
     """The rows of word list `name`: the corpus's words_<name>.tsv (`lists`: ime_corpus's words), or for 'chewing' the
     installed table."""

@@ -96,7 +96,6 @@ class KeyState:
     passed: str = ""          # a key the application handles itself (Enter or Backspace on an empty pre-edit)
     converted: bool = False   # this key ran the encoder (its reading was not in the cache)
 
-# %% ../nbs/11g_ime_keys.ipynb #c866b975
 class KeySession:
     """Dachen keys in one at a time, over a Converter: the pre-edit and the candidate window after each key, the
     conversion committed on Enter."""

@@ -81,7 +81,6 @@ def unpack_trits(g:OnnxGraph, packed:str, shape:tuple)->str:
     d = g.op("Mod", g.op("Div", p, g.const(np.array([1, 3, 9, 27, 81], np.int32))), g.const(np.int32(3)))
     return _take(g, g.op("Sub", d, g.const(np.int32(1))), shape)
 
-# %% ../nbs/11i_ime_onnx.ipynb #c00d595b
 def _scaled(g:OnnxGraph, codes:str, scale:torch.Tensor, shape:tuple)->str:
     "Codes times their fp16 scales, one per row or per (row, group) (dequantize_rows), as float32 of `shape`."
     s = scale.to(torch.float16).numpy()
@@ -190,7 +189,6 @@ def attention(self:EncoderGraph, x:str, i:int, cos:str, sin:str)->str:
     y = self.attend(q, self.rope(rms_norm(g, k), cos, sin), v)
     return self.lin(served_input(g, y, a.proj), p + "proj")
 
-# %% ../nbs/11i_ime_onnx.ipynb #ea7cb115
 @patch
 def mlp(self:EncoderGraph, x:str, i:int)->str:
     "relu(fc(x))^2 (leaky with mlp_slope), then proj."
@@ -216,7 +214,6 @@ def block(self:EncoderGraph, x:str, x0:str, i:int, cos:str, sin:str)->str:
     return g.op("Add", a,
                 g.op("Mul", self.vec(b.mlp_scale, "mlp_scale"), self.mlp(self.normed(x if b.parallel else a, b), i)))
 
-# %% ../nbs/11i_ime_onnx.ipynb #a973b3b3
 @patch
 def embed(self:EncoderGraph, idx:str)->str:
     "x0: the token embedding (plus the constant 'nothing revealed' hint of a hints model), RMS-normed."
@@ -279,7 +276,6 @@ def build(self:EncoderGraph)->str:
     z = g.op("Mul", g.op("Tanh", g.op("Div", z, g.const(np.float32(c)))), g.const(np.float32(c)))
     return g.op("LogSoftmax", self.legal_logits(z, "ids", self.m.legal), axis=-1)
 
-# %% ../nbs/11i_ime_onnx.ipynb #2372abd9
 def encoder_model(model, entries:dict, meta:dict)->onnx.ModelProto:
     """The ONNX model of a served IMEModel: input `ids` (B, T) int64, output `logp` (B, T, n_chars) float32; `meta` as
     its metadata."""

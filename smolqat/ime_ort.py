@@ -162,7 +162,6 @@ def toneless_table(t:Table, to:np.ndarray)->Table:
     return Table(to[t.syl], t.chars, t.ptr, t.logf, *_sparse_rows(uniq // t.n_chars, uniq % t.n_chars, best, n_in),
                  t.floor, t.n_chars)
 
-# %% ../nbs/11i_ime_onnx.ipynb #a64b5592
 def _single_best(lp:np.ndarray, syl:np.ndarray, table:Table, weight:float)->tuple: # (ids (n,), scores (n,))
     "Each position's best character alone under the fused score lp + weight * single."
     one = lp + weight * table.single(syl)

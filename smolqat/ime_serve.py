@@ -211,7 +211,6 @@ def grammar_split(letters:str)->list:
         else: out.append(ch)
     return out
 
-# %% ../nbs/11d_ime_serve.ipynb #cb008853
 def _unreadable(letters:str, tone:str, known, at:int)->str:
     "The message for letters no cut reads: the first syllable the grammar sees that `known` lacks, and where it starts."
     parts = grammar_split(letters); parts[-1] += tone

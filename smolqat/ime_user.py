@@ -40,7 +40,6 @@ def user_store_path(artifact)->Path:
     "Where an artifact's user phrase store lives by default: beside it, `<artifact>.user.json`."
     return Path(str(artifact) + ".user.json")
 
-# %% ../nbs/11e_ime_user.ipynb #fbda9b26
 def _store_problem(d, fingerprint:str, n_inputs:int, n_chars:int)->str:
     "What is wrong with a store's parsed JSON for this vocabulary ('' when nothing)."
     if not isinstance(d, dict) or d.get("format") != USER_FORMAT:
@@ -60,7 +59,6 @@ def set_aside(path)->Path:
     while (new := path.with_name(path.name + (".refused" if k == 1 else f".refused-{k}"))).exists(): k += 1
     return path.rename(new)
 
-# %% ../nbs/11e_ime_user.ipynb #390c0217
 class UserPhrases:
     """The phrases one user chose: (input ids, character ids) -> [count, last use], bound to one vocabulary, kept in one
     JSON file."""

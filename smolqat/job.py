@@ -605,7 +605,6 @@ def env_overrides(environ)->dict: # {variable: parsed value}, in ENV_VARS' order
     "The reference's variables set in `environ`, each parsed; ValueError naming one that does not parse."
     return {name: _parse(name, environ[name], parse) for name, (_, parse) in ENV_VARS.items() if name in environ}
 
-# %% ../nbs/07b_job.ipynb #438d3329
 def _run_id(spec:dict, v:str, name:str):
     "RUN_ID: the log copy logs/<RUN_ID>.txt and the run folder runs/<RUN_ID>."
     if not v or v in (".", "..") or "/" in v: raise ValueError(f"{name}={v!r}: expected a name for logs/<RUN_ID>.txt")

@@ -47,7 +47,6 @@ def _in_sorted(q:np.ndarray, s:np.ndarray)->np.ndarray: # bool like q
     if not len(s): return np.zeros(len(q), bool)
     return s[np.minimum(np.searchsorted(s, q), len(s) - 1)] == q
 
-# %% ../nbs/10b_leaks.ipynb #317fc2f1
 def _test_windows(sents:list, k:int)->dict:
     "A test set's k-character windows sorted by hash, each with its sentence; the shorter sentences' hashes by length."
     h, ok = window_hashes("\n".join(sents), k)

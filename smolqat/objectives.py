@@ -33,7 +33,6 @@ def apply_pt(pb:PackedBatch, user_targets:bool=True)->tuple: # (inputs, targets)
     if user_targets: return pb.input_ids, pb.target_ids
     return pb.input_ids, pb.target_ids.masked_fill(_next(pb.user_mask, False), IGNORE_ID)
 
-# %% ../nbs/04b_objectives.ipynb #fef71087
 def _per_segment(seg:Tensor, values:np.ndarray)->Tensor:
     "Broadcast per-(row, segment) values (B, T) to every token of the segment."
     return torch.from_numpy(values).to(seg.device).gather(1, seg)
@@ -65,7 +64,6 @@ def apply_nat_to_packed(pb:PackedBatch, pad_id:int,
     blind = on & pb.valid_mask & (pos >= n - k)
     return pb.input_ids.masked_fill(blind, pad_id), pb.target_ids
 
-# %% ../nbs/04b_objectives.ipynb #54cb3987
 def apply_fim_to_packed(pb:PackedBatch, vocab_size:int, # random replacement ids are drawn from [0, vocab_size)
                         step:int=0, max_steps:int=1,
                         warmup_frac:float=0.1,          # no-op before this fraction of max_steps
@@ -83,7 +81,6 @@ def apply_fim_to_packed(pb:PackedBatch, vocab_size:int, # random replacement ids
     noise = torch.from_numpy(rng.integers(0, vocab_size, (B, T))).to(pb.input_ids.device)
     return torch.where(span, noise, pb.input_ids), pb.target_ids
 
-# %% ../nbs/04b_objectives.ipynb #750b152d
 def apply_blind_to_packed(pb:PackedBatch, pad_id:int)->tuple: # (inputs, targets)
     "On samples with a user turn: non-user tokens are pad on input and only their predictions are trained."
     allowed = segments_with_user(pb.user_mask, pb.reset_mask) & pb.valid_mask
@@ -136,7 +133,6 @@ def check_task_weights(w:dict, what:str):
             raise ValueError(f"{what}[{k!r}]={v!r}: expected a finite number >= 0")
     if not any(v > 0 for v in w.values()): raise ValueError(f"{what}={w}: no task has a positive weight")
 
-# %% ../nbs/04b_objectives.ipynb #fbf42f31
 def task_batch(pb:PackedBatch, task:str, # one of TASKS
                cfg:TaskConfig, pad_id:int, vocab_size:int,
                step:int=0, max_steps:int=1, rng=None)->tuple: # (inputs, targets); rng as in apply_nat_to_packed
@@ -170,7 +166,6 @@ def step_weights(cfg:TaskConfig, step:int, max_steps:int)->dict: # task -> weigh
     if not on: return dict(pt=1.0)
     return {k: w / sum(on.values()) for k, w in on.items()}
 
-# %% ../nbs/04b_objectives.ipynb #6095d94e
 class PackedLoader:
     """Seeded packed batches with their tasks (TaskConfig.mix): `.batch(step)` -> (x, y, dict(reset_mask=...)), a pure
     function of (seed, step)."""
@@ -246,7 +241,6 @@ class PackedLoader:
             x, y = torch.stack([a[2] for a in v], 1), torch.stack([a[3] for a in v], 1)
             extras["task_weight"] = torch.tensor([a[1] for a in v], dtype=torch.float32).expand(len(x), -1)
         return x[rows], y[rows], {k: t[rows] for k, t in extras.items()}
-
 
 # %% ../nbs/04b_objectives.ipynb #74a8879d
 def parse_objectives(spec)->dict: # task -> weight

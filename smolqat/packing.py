@@ -70,7 +70,6 @@ def sp_bpe_merges(sp)->list: # a sentencepiece BPE SentencePieceProcessor
         merges += sorted(splits, key=lambda ab: (vocab[ab[0]], vocab[ab[1]]))
     return merges
 
-# %% ../nbs/04_packing.ipynb #b0f068b2
 def sp_to_tokenizers(sp_model_path): # a .model file from smolqat.data.train_tokenizer / prepare_data
     "A `tokenizers.Tokenizer` that encodes like `smolqat.data.Tokenizer` (same ids, same newline mapping)."
     import sentencepiece as spm
@@ -118,7 +117,6 @@ def turn_spans(messages, tokenizer)->tuple: # (rendered text, [(start, end) char
         spans.append((start, len(cur))); prev = cur
     return prev, spans
 
-# %% ../nbs/04_packing.ipynb #bc8f2428
 def render_chat(messages, # one conversation: a non-empty list of {'role', 'content'} dicts
                 tokenizer, # a fast transformers tokenizer with a chat template (e.g. chat_tokenizer(...))
                )->tuple:  # (ids int64 (n,), user_mask bool (n,))
@@ -157,7 +155,6 @@ def play_scenes(text:str)->list: # [[(speaker, speech), ...] per scene]
     if cur: scenes.append(cur)
     return scenes
 
-# %% ../nbs/04_packing.ipynb #23cf08d9
 def scene_conversations(speeches:list, # [(speaker, speech)] of one scene
                         rng,           # np.random.Generator for the run lengths
                         max_turns:int=8, # longest conversation, in turns
@@ -264,7 +261,6 @@ def _pieces(s:tuple, row_len:int, too_long:str)->list:
                          "cut it)")
     return [(s[0][a:a + row_len], s[1][a:a + row_len]) for a in range(0, n, row_len)]
 
-# %% ../nbs/04_packing.ipynb #def57820
 def pack_samples_to_batch(samples,            # iterator of samples: (ids, user_mask) pairs or token id sequences
                           row_len:int,        # tokens per row (T)
                           batch_size:int,     # rows per batch (B)

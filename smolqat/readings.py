@@ -120,7 +120,6 @@ def _chewing_parents(key, a, b, path)->np.ndarray: # (n,) parent node of each no
     parent = np.full(n, -1); parent[child] = np.repeat(inner, cnt)
     return parent
 
-# %% ../nbs/10_readings.ipynb #fefa865d
 def _chewing_readings(key, parent, leaves, path, max_len:int=64)->list: # one reading per leaf
     "Climb from all the leaves to the root together and spell each path as space-separated syllables."
     levels, cur = [], parent[leaves]
@@ -181,7 +180,6 @@ def chewing_dict(rows, # [(phrase, reading, freq)], e.g. read_chewing_table
     return {p: tuple(sorted(rs)) for p,
             (_, rs) in top.items()} | {ch: rank(ch, single.get(ch) or {(s,): None for s in u}) for ch, u in use.items()}
 
-# %% ../nbs/10_readings.ipynb #125b3083
 def _longest_phrase(line:str, i:int, table:dict, max_len:int)->int:
     "Length of the longest phrase of two or more characters of `table` that starts at `line[i]`, or 0."
     return next((n for n in range(min(max_len, len(line) - i), 1, -1) if line[i:i + n] in table), 0)

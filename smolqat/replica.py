@@ -61,7 +61,6 @@ def _check_split(src, n_docs:int, val_docs:int):
     if not 1 <= val_docs < n_docs:
         raise ValueError(f"val_docs={val_docs}: SRC {src} holds {n_docs} documents; need 1 <= val_docs < {n_docs}")
 
-# %% ../nbs/00e_replica.ipynb #701364a9
 def _replica_tokenizer(d:Path, src, vocab_size:int, tokenizer, max_sentence_length:int)->Tokenizer:
     """The replica's tokenizer at d/tokenizers/fineweb_{V}_bpe.model: `tokenizer` (and its .vocab) copied, or trained on
     every document."""
@@ -96,7 +95,6 @@ def _write_replica(d:Path, src, n_docs:int, n_long:int, vocab_size:int, tokenize
     (d / "manifest.json").write_text(json.dumps(m, indent=1) + "\n")
     return m
 
-# %% ../nbs/00e_replica.ipynb #3658b62e
 def build_replica(src,                          # a folder of .txt files or a .jsonl file of {"text": ...} lines
                   out,                          # the replica's root; must not exist or be empty
                   vocab_size:int=1024,          # tokenizer pieces (the challenge's sp1024)

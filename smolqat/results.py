@@ -80,7 +80,6 @@ def _need(df, cols):
     missing = [c for c in cols if c is not None and c not in df.columns]
     if missing: raise KeyError(f"column {missing[0]!r} not in the results; columns: {', '.join(df.columns)}")
 
-# %% ../nbs/09b_results.ipynb #3867c0a1
 def plot_metric(df:pd.DataFrame,  # results (collect / run_sweep)
                 param:str,        # x axis: a swept parameter
                 metric:str,       # y axis: a results column

@@ -106,7 +106,6 @@ def _create_claim(path:Path, token:str)->bool:
         json.dump(dict(pid=os.getpid(), host=socket.gethostname(), since=_now(), token=token), f)
     return True
 
-# %% ../nbs/09_runstate.ipynb #4aa78462
 def claim_run(run_dir,    # the run's folder
               token:str,  # names the claiming driver
              )->dict:     # None when claimed, else the claim that holds the run

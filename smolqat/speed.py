@@ -31,7 +31,6 @@ def _autocast(autocast:str, device:torch.device):
     dt = autocast_dtype(autocast, device)
     return torch.autocast(device.type, dtype=dt) if dt else nullcontext()
 
-# %% ../nbs/05d_speed.ipynb #3eb3fb3c
 # torch.compile's one-time cost compile="auto" expects before measuring, seconds per device type
 EXPECTED_COMPILE_S = dict(cpu=60.0, cuda=60.0)
 # compile="auto" measures only when the planned run lasts this many times that cost
@@ -99,7 +98,6 @@ def find_compiler(dev:torch.device)->str: # its name, None when there is none
     if dev.type == "cuda": return "triton" if importlib.util.find_spec("triton") else None
     return next((c for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
 
-# %% ../nbs/05d_speed.ipynb #ee8b0c1c
 def as_configured(cfg:TrainConfig)->dict:
     """The decisions of a config that leaves neither autocast nor compile to auto: as set (no probe; what decide_speed
     gives for them)."""
@@ -176,7 +174,6 @@ def decide_speed(cfg:TrainConfig, dev:torch.device,
                             lambda: measure_compile(d["autocast"]))
     return {**d, "speed_probe": probe} if probe else d
 
-# %% ../nbs/05d_speed.ipynb #a37b04e0
 def _stored_decisions(cfg:TrainConfig, stored:dict)->dict:
     "Decisions on resume: the config's explicit values, else the checkpoint's."
     out = dict(stored)

@@ -39,7 +39,6 @@ class SweepConfig:
                             "'auto'")
         if (self.grid is None) == (self.runs is None): raise ValueError("give exactly one of 'grid' or 'runs'")
 
-# %% ../nbs/09e_sweepcli.ipynb #5f4c75a3
 def load_sweep(path)->SweepConfig:
     "Read a sweep YAML file; errors name the file, and the line of malformed YAML."
     import yaml
@@ -64,7 +63,6 @@ def sweep_from_config(cfg:SweepConfig, progress:bool=True)->pd.DataFrame:
                      executor=cfg.executor, rerun_failed=cfg.rerun_failed, fixed=cfg.fixed, seeds=cfg.seeds,
                      seed_param=cfg.seed_param, slurm=cfg.slurm, progress=progress, devices=cfg.devices)
 
-# %% ../nbs/09e_sweepcli.ipynb #6b071268
 def main(argv=None)->int:
     "Command line `smolqat-sweep SWEEP.yaml`: 0 when every run finished, 1 when some did not, 2 on a bad sweep."
     ap = argparse.ArgumentParser(prog="smolqat-sweep", description="Run a papermill notebook once per parameter set.")

@@ -51,7 +51,6 @@ def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
     if metrics_path is not None: _truncate_metrics(metrics_path, ck["step"])
     return ck, src == ckpt_path
 
-# %% ../nbs/05e_train.ipynb #c82677c5
 def load_teacher(path)->GPT:
     "A frozen GPT from a training checkpoint (e.g. the fp main job's runs/<run>/ckpt.pt), weights unchanged."
     ck = load_checkpoint(path)
@@ -87,7 +86,6 @@ def _wrap(model, compile:bool, dev:torch.device, world:int, parallel_muon=None):
     fwd = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None) if world > 1 else model
     return torch.compile(fwd, backend=COMPILE_BACKEND) if compile else fwd
 
-# %% ../nbs/05e_train.ipynb #536821e5
 @dataclass
 class RunState:
     "What the loop carries from step to step; `step` and `elapsed` are what a checkpoint resumes from."
@@ -216,7 +214,6 @@ def warm_variants(run:RunState, cfg:TrainConfig, loader)->int: # forward/backwar
         for o in run.optimizers: o.zero_grad(set_to_none=True)
     return len(states)
 
-# %% ../nbs/05e_train.ipynb #c48a5405
 # ---- 1. schedules: the LR multiplier, Muon's momentum, the QAT blend and depth recurrence for this step
 def _set_schedules(cfg:TrainConfig, optimizers, step:int, elapsed:float)->float:
     "Apply the LR multiplier and Muon momentum for this step; return the multiplier."
@@ -373,7 +370,6 @@ def train_step(run:RunState, batch, cfg:TrainConfig)->dict:
     for o in run.optimizers: o.zero_grad(set_to_none=True)
     return rec
 
-# %% ../nbs/05e_train.ipynb #046fab22
 def _scored(run:RunState, average:str="")->nn.Module:
     """The model an eval scores: the training weights, or an average's module with the model's buffers (e.g. its final
     quant_alpha)."""
@@ -471,7 +467,6 @@ def finish_run(run:RunState, cfg:TrainConfig)->dict:
     _log_end(run, cfg)
     return out
 
-# %% ../nbs/05e_train.ipynb #c7f66842
 def _more(run:RunState, cfg:TrainConfig)->bool:
     """True while steps are left and the wallclock budget (if any) is not spent; every rank holds the same step and
     clock, so all agree."""
@@ -507,7 +502,6 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     if run.recur: set_recurrence(run, cfg, on=True)   # evals and the export see the model as built from its config
     return finish_run(run, cfg)
 
-# %% ../nbs/05e_train.ipynb #2b83459a
 def _decide_now(run:RunState, cfg:TrainConfig, loader)->dict:
     """Autocast and compile decided by measuring the run's model on its first batch (the probe's seconds are training
     time; logged at step 0)."""

@@ -122,7 +122,6 @@ def _sorted_metadata(raw:bytes)->bytes:
     text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
     return raw[:8] + text.ljust(n) + raw[8 + n:] if len(text) <= n else raw
 
-# %% ../nbs/05g_safetensors.ipynb #af302d72
 # a GPT or an IMEModel (MODEL_CLASSES); a torch.compile wrapper is looked through
 def save_safetensors(model:nn.Module,
                      folder,              # gets model.safetensors and config.json (created when missing)
@@ -195,7 +194,6 @@ def _header_aliases(path, meta:dict, cfg:dict)->dict: # {alias: name}
             meta.get("aliases"))
     return aliases
 
-# %% ../nbs/05g_safetensors.ipynb #248bb5a8
 def _gpt_config(path, d:dict)->GPTConfig:
     "GPTConfig(**d); its TypeError or ValueError (which names the field) becomes a ValueError naming the file too."
     try: return GPTConfig(**d)
@@ -251,7 +249,6 @@ def _set_run_state(model:nn.Module, state:dict):
     if state.get("quant_alpha") is not None: set_quant_alpha(model, state["quant_alpha"])
     if state.get("frozen"): freeze_quantized(model, requantize=False)
 
-# %% ../nbs/05g_safetensors.ipynb #1d04044e
 def load_safetensors(folder)->nn.Module: # the GPT or IMEModel, on the CPU, in eval mode
     """The model a save_safetensors folder holds, bit for bit: built from config.json, every tensor loaded in its stored
     dtype."""

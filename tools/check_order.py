@@ -1,5 +1,7 @@
 """The notebooks read in the order they build on each other: no notebook's exported code imports a module exported by a
-notebook that sorts after it, and no two notebooks share a number. Prints each problem and exits 1 when there is one;
+notebook that sorts after it, no two notebooks share a number, and no export cell follows another export cell directly
+(something that uses the first comes between, or the two are one cell). Prints each problem and exits 1 when there is
+one;
 `--graph` prints every library notebook with the notebooks its exported code imports.
 
     python tools/check_order.py [--graph]
@@ -32,14 +34,23 @@ def graph(nbs:list)->dict: # notebook stem -> sorted notebook stems its exported
         if default_exp(nb): out[nb.stem] = sorted(owner[m] for m in mods)
     return out
 
+def _is_export(c:dict)->bool:
+    return c["cell_type"] == "code" and bool(re.match(r"\s*#\|\s*export", "".join(c["source"])))
+
+def adjacent_exports(nb:Path)->list: # indices of export cells that directly follow another export cell
+    cs = cells(nb)
+    return [i for i in range(1, len(cs)) if _is_export(cs[i - 1]) and _is_export(cs[i])]
+
 def problems(nbs:list)->list:
-    "Back-imports (an import of a notebook sorting after the importer) and shared numbers."
+    "Back-imports (an import of a notebook sorting after the importer), shared numbers, and export cells back to back."
     g = graph(nbs)
     bad = [f"{a} imports {b}, which sorts after it" for a, deps in g.items() for b in deps if b > a]
     by_num = {}
     for nb in nbs:
         if m := NUMBER.match(nb.stem): by_num.setdefault(m.group(1), []).append(nb.stem)
     bad += [f"notebooks share the number {n}: {', '.join(sorted(v))}" for n, v in sorted(by_num.items()) if len(v) > 1]
+    bad += [f"{nb.stem}: export cell {i} follows export cell {i - 1} directly" for nb in nbs
+            for i in adjacent_exports(nb)]
     return bad
 
 def main():
