@@ -11,7 +11,7 @@ __all__ = ['ATTN_BACKENDS', 'INITS', 'RECORD_FIELDS', 'GPTConfig']
 from dataclasses import dataclass, field
 from .core import changed_fields, check_types, config_from
 from .bitlinear import QuantConfig, check_quant_options
-from .leaderboard import LEADERBOARD_FIELDS, check_leaderboard
+from .leaderboard_layers import LEADERBOARD_FIELDS, check_leaderboard
 
 # %% ../nbs/01c_gptconfig.ipynb #70c1e163
 ATTN_BACKENDS = ("sdpa", "flash")
@@ -75,7 +75,7 @@ class GPTConfig:
     quant_pre_norm: bool = True         # SubLN: RMSNorm on each BitLinear input
     quant_pre_gain: bool = False        # ...times a learnable gain per input, ones at init (the ternary IME trainer's)
     fp_boundary: int = 1                # fp islands: the first/last fp_boundary blocks (and the head) stay CastedLinear
-    smear: bool = False                 # SmearGate on the input embedding (01a_record)
+    smear: bool = False                 # SmearGate on the input embedding (01a_record_layers)
     bigram_vocab: int = 0               # BigramHash rows added to the input embedding (0: off; the record: 2048)
     bigram_dim: int = 128               # BigramHash table width, projected to n_embd
     # blocks that add the shared value embedding to their values (the record: the last two)
@@ -95,9 +95,9 @@ class GPTConfig:
     # documents: every token of this id (the BOS) starts a packed sample, so attention and the look-back layers
     # stop there (-1: off)
     doc_bos: int = -1
-    # blocks from this index on run attention and MLP side by side on the same input (01b_leaderboard; -1: off)
+    # blocks from this index on run attention and MLP side by side on the same input (01b_leaderboard_layers; -1: off)
     parallel_from: int = -1
-    # consecutive blocks run recur_times times per forward while recurrence is on (01b_leaderboard; []: off)
+    # consecutive blocks run recur_times times per forward while recurrence is on (01b_leaderboard_layers; []: off)
     recur_layers: list = field(default_factory=list)
     recur_times: int = 2                # passes through recur_layers
     # a sigmoid gate per head on the attention output, read from the first attn_gate_dim input channels (0: off)

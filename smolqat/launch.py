@@ -17,10 +17,10 @@ from .data import Tokenizer, build_byte_luts, load_val_tokens, open_data
 from .model import GPT
 from .gptconfig import GPTConfig
 from .muon import build_optimizers
-from .rows import train_loader, micro_batches, _batch_to
+from .batches import train_loader, micro_batches, _batch_to
 from .trainconfig import TrainConfig
 from .trainlog import peak_memory_bytes
-from .speed import _autocast
+from .throughput import _autocast
 from .train import train, check_vocab, resolve_device, _loss, _optimizer_args
 
 # %% ../nbs/05f_launch.ipynb #91264875

@@ -17,9 +17,10 @@ import torch.nn.functional as F
 from torch import Tensor
 from .bitlinear import BitLinear
 from .gptconfig import GPTConfig
-from .record import (SmearGate, BigramHash, ValueEmbedding, xsa, window_mask, flash_window_attend, flash_attend,
+from .record_layers import (SmearGate, BigramHash, ValueEmbedding, xsa, window_mask, flash_window_attend,
+                                   flash_attend,
                             _on_cuda)
-from .leaderboard import AttnGate, layer_schedule
+from .leaderboard_layers import AttnGate, layer_schedule
 try: from flash_attn import flash_attn_func, flash_attn_varlen_func  # optional, GPU only
 except ImportError: flash_attn_func = flash_attn_varlen_func = None
 
@@ -120,7 +121,7 @@ def attend(q:Tensor,           # (B, n_head, T, head_dim)
            v:Tensor,           # (B, n_kv_head, T, head_dim)
            backend:str="sdpa", # "sdpa" | "flash"
            pack:dict=None,     # packed rows (from packed_layout): attend only within each sample
-           window:int=0,       # > 0: a query sees only the keys at distance <= window (01a_record)
+           window:int=0,       # > 0: a query sees only the keys at distance <= window (01a_record_layers)
            sinks:int=0,        # with a window: the first `sinks` tokens of each sample stay visible
            # False: every position sees its whole sample (a packed row's mask then carries no causal part)
            causal:bool=True,

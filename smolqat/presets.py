@@ -11,7 +11,7 @@ __all__ = ['COMMON', 'NO_RECORD', 'SCHEDULE', 'ACCUM_FROM_WORLD', 'RECORD_FOLDER
 # %% ../nbs/07c_presets.ipynb #e1a76033
 import ast
 from pathlib import Path
-from .job import CHALLENGE_EVAL_SECONDS
+from .main_job import CHALLENGE_EVAL_SECONDS
 
 # %% ../nbs/07c_presets.ipynb #66c0e829
 COMMON = dict(  # every preset's value of the parameters that some preset changes (the workbench's defaults)

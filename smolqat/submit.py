@@ -7,7 +7,7 @@ checked across seeds, Welch's t-test against the last record, `submission.json`,
 __all__ = ['RUN_FILES', 'FINAL_RE', 'EVAL_RE', 'STEP_RE', 'SKIP_RE', 'PER_RUN', 'MISSING', 'CAPS', 'CAP_NAMES', 'EVAL_PHASES',
            'MIN_GAIN_NATS', 'SUBMISSION_FIELDS', 'COMPARISON_FIELDS', 'CHECK_FIELDS', 'TRAIN_NOTEBOOK',
            'PAPERMILL_FIRST', 'PAPERMILL_SKIP', 'BUNDLE_PREFIX', 'CAP_SHORT', 'run_file', 'parse_log', 'final_score',
-           'read_run', 'seed_of', 'config_fields', 'config_diff', 'check_seeds', 'seed_notes', 'run_legality',
+           'read_run', 'seed_of', 'config_fields', 'config_diff', 'check_seed_runs', 'seed_notes', 'run_legality',
            'refusal', 'check_submittable', 'eval_seconds', 'seed_usage', 'cap_problems', 'check_caps', 'check_min_gain',
            'significance', 'verdict', 'seed_result', 'reference_scores', 'comparison', 'submission_json',
            'notebook_defaults', 'recorded_params', 'unset_values', 'changed_params', 'reproduce_command',
@@ -21,7 +21,8 @@ from pathlib import Path
 from .core import project_path
 from .presets import main_presets
 from .export import BUDGET_BYTES
-from .job import (CALIBRATION_RULE, CHALLENGE_EVAL_SECONDS, CHALLENGE_SECONDS, CHALLENGE_DATA, calibration_kind,
+from .main_job import (CALIBRATION_RULE, CHALLENGE_EVAL_SECONDS, CHALLENGE_SECONDS, CHALLENGE_DATA,
+                              calibration_kind,
                          legality_ledger, unbundled_features)
 from .results import ALPHA, check_alpha, flatten, welch_t
 from .sweep import notebook_parameters, read_notebook
@@ -32,7 +33,7 @@ RUN_FILES = ("metrics.json", "train.log")  # what a run folder of nbs/train_gpt.
 FINAL_RE = re.compile(r"^final_(\S+)_exact val_loss:(\S+) val_bpb:(\S+)")
 EVAL_RE = re.compile(r"^final_\S+ val_loss:\S+ val_bpb:\S+ eval_time:(\d+(?:\.\d+)?)ms") # final_<tag> ... eval_time:Tms
 STEP_RE = re.compile(r"^step:(\d+)/(\d+) .*step_avg:([\d.]+)ms")                       # step:N/M ... step_avg:Ams
-# an eval phase the budget did not start (07b_job admit)
+# an eval phase the budget did not start (07b_main_job admit)
 SKIP_RE = re.compile(r"^eval:(\S+) skipped:")
 
 def run_file(run_dir, name:str)->Path:
@@ -95,7 +96,7 @@ def _check_distinct_seeds(runs:list):
                          f"({', '.join(_name(m) for m in runs if seed_of(m) in dup)}); "
                              "the seeds of one configuration must differ")
 
-def check_seeds(run_dirs:list, # run folders of nbs/train_gpt.ipynb, one per seed
+def check_seed_runs(run_dirs:list, # run folders of nbs/train_gpt.ipynb, one per seed
                )->list:        # read_run dicts, sorted by seed
     "Read the runs and check they are seeds of one configuration: same code, configs and data, distinct seeds."
     if not run_dirs: raise ValueError("run_dirs: no runs given")
@@ -115,7 +116,8 @@ def seed_notes(n:int)->list:
 
 # %% ../nbs/09d_submit.ipynb #e575f6c4
 def run_legality(m:dict)->dict:
-    """A run's legality ledger (07b_job legality_ledger): its metrics.json's `legality`, or for a run recorded without
+    """A run's legality ledger (07b_main_job legality_ledger): its metrics.json's `legality`, or for a run recorded
+    without
     one, what its calibration, budget and seconds say."""
     if m.get("legality"): return m["legality"]
     cal, budget, r = m.get("calibration") or "", m.get("train_config", {}).get("max_seconds", 0.0), m.get("results", {})
@@ -270,7 +272,7 @@ def comparison(runs:list, against, min_gain_nats:float=MIN_GAIN_NATS, alpha:floa
                 delta_vs_leaderboard_nats=statistics.mean(loss) - statistics.mean(ref["val_loss"]),
                 significance=significance(loss, ref["val_loss"], min_gain_nats, alpha))
 
-def submission_json(runs:list,              # check_seeds output: one read_run dict per seed
+def submission_json(runs:list,              # check_seed_runs output: one read_run dict per seed
                     name:str, author:str, github_id:str, blurb:str,
                     track:str="10min_16mb",  # the challenge's track
                     against=None,            # reference runs or {val_loss: [...], val_bpb: [...]} (None: no comparison)
@@ -446,7 +448,7 @@ def _swap_in(tmp:Path, out:Path):
 def _against(against):
     "Reference runs read and checked from folders; a dict of scores as given; None as None."
     if against is None or isinstance(against, dict): return against
-    return check_seeds(against)
+    return check_seed_runs(against)
 
 def code_notes(train_gpt_py:Path, sub:dict)->list:
     "A warning when train_gpt.py's size is not the code size the runs counted in their artifact bytes."
@@ -496,7 +498,7 @@ def write_record(run_dirs:list,          # the seeds' run folders
     if not src.is_file():
         raise FileNotFoundError(f"train_gpt_py {str(src)!r}: not found (the bundle nbs/07a_bundle.ipynb writes)")
     _check_out(out, force)
-    runs = check_seeds(run_dirs); check_submittable(runs)
+    runs = check_seed_runs(run_dirs); check_submittable(runs)
     sub = submission_json(runs, name or out.name, author, github_id, blurb, track, _against(against), hardware, date,
                           min_gain_nats, alpha)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ and `09b_results`, driven by `09e_sweepcli`."""
 
 # %% auto #0
 __all__ = ['FIXTURE_PARAMS', 'FIXTURE_BODY', 'INJECTED', 'DEFAULT_KERNEL', 'KERNEL_ARGS', 'RUN_ENV', 'make_fixture',
-           'expand_params', 'run_id', 'check_seeds', 'seed_runs', 'read_notebook', 'notebook_kernel',
+           'expand_params', 'run_id', 'check_seed_list', 'seed_runs', 'read_notebook', 'notebook_kernel',
            'notebook_parameters', 'check_params', 'Run', 'plan_runs', 'kernel_env_args', 'execute_run', 'run_claimed',
            'last_progress', 'live_line', 'run_sweep']
 
@@ -89,7 +89,7 @@ def run_id(params:dict,      # the run's swept parameters (shown in the name)
     return f"{readable or 'run'}-{hashlib.sha1(canon.encode()).hexdigest()[:8]}"
 
 # %% ../nbs/09c_sweep.ipynb #28531fec
-def check_seeds(seeds,                 # seed replicates: a non-empty list of distinct ints
+def check_seed_list(seeds,                 # seed replicates: a non-empty list of distinct ints
                 seed_param:str,        # the notebook parameter that takes the seed
                 runs:list,             # the sweep's parameter dicts (expand_params)
                 fixed:dict,            # parameters every run shares
@@ -186,7 +186,8 @@ def plan_runs(notebook,        # papermill notebook with a parameters cell
     both = sorted({k for p in runs for k in p} & set(fixed))
     if both: raise ValueError(f"parameter {both[0]!r} is both swept and fixed")
     if seeds is not None:
-        check_seeds(seeds, seed_param, runs, fixed, "the grid sweeps" if isinstance(params, dict) else "params sets")
+        check_seed_list(seeds, seed_param, runs, fixed, "the grid sweeps" if isinstance(params, dict)
+                        else "params sets")
     planned = seed_runs(runs, fixed, seeds, seed_param)
     nb = read_notebook(notebook); valid = notebook_parameters(nb)
     check_params([{**fixed, **p} for _, p in planned], valid, notebook)

@@ -26,7 +26,7 @@ from .bitlinear import BitLinear, set_quant_alpha, qat_alpha, distill_loss
 from .muon import build_optimizers, ParallelMuon
 from .eval import eval_bpb
 from .ranks import all_max
-from .rows import micro_batches, task_views, _batch_to
+from .batches import micro_batches, task_views, _batch_to
 from .trainconfig import (TrainConfig, check_batch_split, lr_mult, muon_momentum, resolve_device, check_vocab,
                                  check_inputs)
 from .checkpoint import (load_checkpoint, save_checkpoint, load_latest_checkpoint, append_metrics, read_metrics,
@@ -34,7 +34,7 @@ from .checkpoint import (load_checkpoint, save_checkpoint, load_latest_checkpoin
 from .trainlog import (log_line, header_lines, train_line, val_line, stop_line, memory_line, _truncate_log,
                               TrainBar, open_log)
 from .averages import make_averages, update_averages
-from .speed import (mfu_report, probe_autocast, probe_compile, find_compiler, as_configured, decide_speed,
+from .throughput import (mfu_report, probe_autocast, probe_compile, find_compiler, as_configured, decide_speed,
                            autocast_dtype, _autocast, _stored_decisions, _agree)
 
 # %% ../nbs/05e_train.ipynb #ece774b8
@@ -281,7 +281,7 @@ def batch_loss(fwd, teacher, x, y, cfg:TrainConfig, extras:dict=None)->torch.Ten
 
 # this rank's loss, the mean over the micro-batches, detached
 def forward_backward(run:RunState, batch, cfg:TrainConfig)->torch.Tensor:
-    """Forward and backward of each task view (04a_rows task_views) of each of the `grad_accum` micro-batches of this
+    """Forward and backward of each task view (04a_batches task_views) of each of the `grad_accum` micro-batches of this
     rank's `batch`, each loss times its weight / grad_accum; DDP syncs the gradients on the last backward."""
     parts, losses = micro_batches(batch, cfg.grad_accum), []
     # backward passes: one per view of each micro-batch
@@ -459,7 +459,7 @@ def finish_run(run:RunState, cfg:TrainConfig)->dict:
                # the whole run's, also when resumed
                tokens_per_s=run.step * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions,
                    **run.primed)
-    # 05d_speed
+    # 05d_throughput
     out.update(mfu_report(run.model, cfg.seq_len, out["tokens_per_s"], run.dev, run.world,
                           recur_share=1 - cfg.recur_start_frac))
     if run.averages: out["averaged"] = {k: int(a.n_averaged) for k, a in run.averages.items()}

@@ -68,7 +68,7 @@ class TrainConfig:
     # needs them: less accelerator memory for a copy each way (a no-op on CPU)
     offload_activations: bool = False
     # torch.compile the model: "off", "on", or "auto" (measured eager against compiled when the run can pay a
-    # compile back: 05d_speed decide_compile)
+    # compile back: 05d_throughput decide_compile)
     compile: str = "off"
     # full training steps run before the clock and then undone (weights, optimizer and average states, RNG), so
     # compiled graphs exist before the timed steps (the reference's WARMUP_STEPS: 20)
@@ -90,7 +90,7 @@ class TrainConfig:
     swa_every: int = 0
     swa_below: float = 0.2         # SWA collects snapshots only while the LR multiplier is below this
     # "fixed": batch_size rows of seq_len; "triangle": batch_size // N rows of N * seq_len, N ~
-    # Triangle{1..rows_max_n} per step (04a_rows train_loader)
+    # Triangle{1..rows_max_n} per step (04a_batches train_loader)
     rows_schedule: str = "fixed"
     # triangle: the longest rows hold rows_max_n * seq_len tokens (the model's block_size must reach it)
     rows_max_n: int = 4

@@ -1,7 +1,7 @@
 """The bundled job (job_bundle: its features only, minified, compressed) in a NEW virtual environment holding only
 torch, numpy and sentencepiece (no smolqat, no tqdm,
 pandas, fastcore, brotli or zstandard): 20 training steps on a local replica of the challenge's layout, on CPU, against
-`smolqat.job.run_job` with the same spec in this environment. The replica lies where the reference expects the data
+`smolqat.main_job.run_job` with the same spec in this environment. The replica lies where the reference expects the data
 (`./data/` beside the bundle), so the bundle runs with its baked-in defaults, prints its log lines and copies them into
 `logs/<RUN_ID>.txt`. Two jobs: the plain token stream, and its documents packed with the objectives' mixer (pt, nat
 and fim summed each step). Prints one JSON line per job; exits 1 unless, for each, the 20 losses, the scores and the
@@ -11,7 +11,7 @@ artifact's bytes are identical and the log was printed and copied.
 """
 import argparse, json, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
-from smolqat.job import run_job, job_bundle
+from smolqat.main_job import run_job, job_bundle
 from smolqat.replica import embedded_replica
 from fresh_venv import fresh_venv, bare_env, visible_packages
 

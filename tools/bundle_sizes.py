@@ -4,7 +4,8 @@
     git worktree add /tmp/old ed6d029 && python tools/bundle_sizes.py --against /tmp/old   # what grew since ed6d029
 
 Each definition is minified on its own (locals renamed, annotations and docstrings dropped), so the sum is close to,
-not equal to, the whole bundle's minified size that 07b_job prints. `--against` runs this script on another checkout
+not equal to, the whole bundle's minified size that 07b_main_job prints. `--against` runs this script on another
+checkout
 (its package first on the path) and prints the definitions whose size changed, largest growth first.
 """
 import argparse, ast, json, os, subprocess, sys, tempfile
@@ -23,7 +24,7 @@ DEMO = dict(model=dict(vocab_size=1024, n_layer=4, n_embd=256, n_head=4, n_kv_he
 def sizes()->dict: # definition name -> minified bytes
     "Bundle the demo unminified, then minify each top-level statement alone."
     import python_minifier
-    from smolqat.job import job_bundle
+    from smolqat.main_job import job_bundle
     with tempfile.TemporaryDirectory() as d:
         job_bundle(DEMO, Path(d) / "plain.py", compress=False, minify=False)
         src = (Path(d) / "plain.py").read_text()

@@ -73,14 +73,15 @@ def peak_memory(run_dir:Path)->dict:
 def speed(run_dir:Path, device_name:str)->dict:
     """tokens/s after the first step, compile seconds left in the first timed step (it minus the median step), the
     priming's steps and seconds, MFU against the datasheet's bf16 peak and the run's own against the measured matmul
-    peak (05d_speed)."""
+    peak (05d_throughput)."""
     rec = json.loads((run_dir / "metrics.json").read_text())
     tcfg = rec["train_config"]
     t = step_times(run_dir); dts = [b - a for a, b in zip(t, t[1:])]
     tok_step = tcfg["batch_size"] * tcfg["seq_len"]
     tok_s = tok_step * len(dts) / (t[-1] - t[0])
     peak, res = next((v for k, v in BF16_PEAK.items() if k in device_name), None), rec["results"]
-    fpt = res.get("flops_per_token")   # the run's FLOPs per token, counted from its model (05d_speed flops_per_token)
+    # the run's FLOPs per token, counted from its model (05d_throughput flops_per_token)
+    fpt = res.get("flops_per_token")
     return dict(steps=len(t), tokens_per_step=tok_step, grad_accum=tcfg["grad_accum"], tokens_per_s=round(tok_s),
                 median_step_ms=round(1000 * statistics.median(dts), 2),
                     compile_seconds=round(t[0] - statistics.median(dts), 2),
@@ -124,7 +125,7 @@ def post_training(run_dir:Path, replica:dict, cuda:bool)->dict:
     import torch
     from dataclasses import asdict
     from smolqat.export import roundtrip_model
-    from smolqat.job import ExportConfig, calibrate, job_data
+    from smolqat.main_job import ExportConfig, calibrate, job_data
     from smolqat.eval import eval_sliding, eval_ttt, TTTConfig, sliding_windows
     rec, n = json.loads((run_dir / "metrics.json").read_text()), POST_TOKENS["gpu" if cuda else "cpu"]
     tc, dev = rec["train_config"], torch.device("cuda" if cuda else "cpu")
