@@ -37,7 +37,7 @@ from .averages import make_averages, update_averages
 from .throughput import (mfu_report, probe_autocast, probe_compile, find_compiler, as_configured, decide_speed,
                            autocast_dtype, _autocast, _stored_decisions, _agree)
 
-# %% ../nbs/05e_train.ipynb #ece774b8
+# %% ../nbs/05e_train.ipynb #36ff0e1c
 # (checkpoint dict or None, resumed from ckpt_path itself)
 def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
     "Load the latest good checkpoint if there is one (every rank reads it); metrics past its step are dropped."
@@ -51,6 +51,7 @@ def _resume(ckpt_path:Path, model, optimizers, metrics_path)->tuple:
     if metrics_path is not None: _truncate_metrics(metrics_path, ck["step"])
     return ck, src == ckpt_path
 
+# %% ../nbs/05e_train.ipynb #5d7730c1
 def load_teacher(path)->GPT:
     "A frozen GPT from a training checkpoint (e.g. the fp main job's runs/<run>/ckpt.pt), weights unchanged."
     ck = load_checkpoint(path)
@@ -86,6 +87,7 @@ def _wrap(model, compile:bool, dev:torch.device, world:int, parallel_muon=None):
     fwd = DDP(model, device_ids=[dev.index] if dev.type == "cuda" else None) if world > 1 else model
     return torch.compile(fwd, backend=COMPILE_BACKEND) if compile else fwd
 
+# %% ../nbs/05e_train.ipynb #ebd43eb4
 @dataclass
 class RunState:
     "What the loop carries from step to step; `step` and `elapsed` are what a checkpoint resumes from."
@@ -214,6 +216,7 @@ def warm_variants(run:RunState, cfg:TrainConfig, loader)->int: # forward/backwar
         for o in run.optimizers: o.zero_grad(set_to_none=True)
     return len(states)
 
+# %% ../nbs/05e_train.ipynb #3a7bbb19
 # ---- 1. schedules: the LR multiplier, Muon's momentum, the QAT blend and depth recurrence for this step
 def _set_schedules(cfg:TrainConfig, optimizers, step:int, elapsed:float)->float:
     "Apply the LR multiplier and Muon momentum for this step; return the multiplier."
@@ -370,6 +373,7 @@ def train_step(run:RunState, batch, cfg:TrainConfig)->dict:
     for o in run.optimizers: o.zero_grad(set_to_none=True)
     return rec
 
+# %% ../nbs/05e_train.ipynb #b71e4530
 def _scored(run:RunState, average:str="")->nn.Module:
     """The model an eval scores: the training weights, or an average's module with the model's buffers (e.g. its final
     quant_alpha)."""
@@ -467,6 +471,7 @@ def finish_run(run:RunState, cfg:TrainConfig)->dict:
     _log_end(run, cfg)
     return out
 
+# %% ../nbs/05e_train.ipynb #3a803c9a
 def _more(run:RunState, cfg:TrainConfig)->bool:
     """True while steps are left and the wallclock budget (if any) is not spent; every rank holds the same step and
     clock, so all agree."""
@@ -502,6 +507,7 @@ def train(cfg:TrainConfig,              # the run's hyperparameters
     if run.recur: set_recurrence(run, cfg, on=True)   # evals and the export see the model as built from its config
     return finish_run(run, cfg)
 
+# %% ../nbs/05e_train.ipynb #638793e9
 def _decide_now(run:RunState, cfg:TrainConfig, loader)->dict:
     """Autocast and compile decided by measuring the run's model on its first batch (the probe's seconds are training
     time; logged at step 0)."""
