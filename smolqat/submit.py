@@ -21,9 +21,9 @@ from pathlib import Path
 from .core import project_path
 from .presets import main_presets
 from .export import BUDGET_BYTES
-from .main_job import (CALIBRATION_RULE, CHALLENGE_EVAL_SECONDS, CHALLENGE_SECONDS, CHALLENGE_DATA,
-                              calibration_kind,
-                         legality_ledger, unbundled_features)
+from .job_parts import (CALIBRATION_RULE, CHALLENGE_EVAL_SECONDS, CHALLENGE_SECONDS, calibration_kind,
+                               legality_ledger)
+from .main_job import CHALLENGE_DATA, unbundled_features
 from .results import ALPHA, check_alpha, flatten, welch_t
 from .sweep import notebook_parameters, read_notebook
 
@@ -33,7 +33,7 @@ RUN_FILES = ("metrics.json", "train.log")  # what a run folder of nbs/train_gpt.
 FINAL_RE = re.compile(r"^final_(\S+)_exact val_loss:(\S+) val_bpb:(\S+)")
 EVAL_RE = re.compile(r"^final_\S+ val_loss:\S+ val_bpb:\S+ eval_time:(\d+(?:\.\d+)?)ms") # final_<tag> ... eval_time:Tms
 STEP_RE = re.compile(r"^step:(\d+)/(\d+) .*step_avg:([\d.]+)ms")                       # step:N/M ... step_avg:Ams
-# an eval phase the budget did not start (07b_main_job admit)
+# an eval phase the budget did not start (07c_main_job admit)
 SKIP_RE = re.compile(r"^eval:(\S+) skipped:")
 
 def run_file(run_dir, name:str)->Path:
@@ -116,7 +116,7 @@ def seed_notes(n:int)->list:
 
 # %% ../nbs/09d_submit.ipynb #e575f6c4
 def run_legality(m:dict)->dict:
-    """A run's legality ledger (07b_main_job legality_ledger): its metrics.json's `legality`, or for a run recorded
+    """A run's legality ledger (07c_main_job legality_ledger): its metrics.json's `legality`, or for a run recorded
     without
     one, what its calibration, budget and seconds say."""
     if m.get("legality"): return m["legality"]
@@ -330,7 +330,7 @@ def _portable(k:str, v, vocab_size:int):
 
 def unset_values(m:dict, defaults:dict)->dict:
     """What each parameter takes when a command does not set it: the notebook's default, or for one left at None, the
-    value of the run's preset (07c_presets)."""
+    value of the run's preset (07e_presets)."""
     preset = main_presets(m.get("nproc", 1)).get(m.get("preset"), {})
     return {k: d if d is not None else preset.get(k) for k, d in defaults.items()}
 

@@ -125,7 +125,7 @@ def post_training(run_dir:Path, replica:dict, cuda:bool)->dict:
     import torch
     from dataclasses import asdict
     from smolqat.export import roundtrip_model
-    from smolqat.main_job import ExportConfig, calibrate, job_data
+    from smolqat.job_parts import ExportConfig, calibrate, job_data
     from smolqat.eval import eval_sliding, eval_ttt, TTTConfig, sliding_windows
     rec, n = json.loads((run_dir / "metrics.json").read_text()), POST_TOKENS["gpu" if cuda else "cpu"]
     tc, dev = rec["train_config"], torch.device("cuda" if cuda else "cpu")
