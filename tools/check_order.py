@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBER = re.compile(r"^(\d+[a-z]?)_")   # "04b_objectives" -> "04b"
-IMPORT = re.compile(r"^\s*from\s+(?:smolqat)?\.?(?:smolqat\.)?(\w+)\s+import\b", re.M)
+IMPORT = re.compile(r"^\s*from\s+smolqat\.(\w+)\s+import\b", re.M)   # notebooks import absolutely
 
 def cells(nb:Path)->list: return json.loads(nb.read_text())["cells"]
 

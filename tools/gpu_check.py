@@ -180,7 +180,6 @@ def activation_offload(cuda:bool)->dict:
     """Forward and backward of a baseline-shaped GPT (a tiny one on the CPU) with and without offload_activations: peak
     memory, seconds, and the loss both ways."""
     import torch
-    from dataclasses import replace
     from smolqat.model import GPT
     from smolqat.gptconfig import GPTConfig
     from smolqat.trainconfig import TrainConfig
@@ -193,7 +192,7 @@ def activation_offload(cuda:bool)->dict:
     x = torch.randint(0, 1024, (rows, shape["block_size"] + 1), device=dev)
     out = {}
     for on in (False, True):
-        cfg = replace(TrainConfig(), offload_activations=on)
+        cfg = TrainConfig(offload_activations=on)
         if cuda: torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
         def step():
             with _offload(cfg, dev), torch.autocast(dev.type, torch.bfloat16, enabled=cuda):

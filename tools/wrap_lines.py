@@ -132,7 +132,7 @@ def _line_tokens(line:str):
     except (tokenize.TokenError, IndentationError, SyntaxError): pass
     shift = len(line) - len(line.lstrip())
     toks = [t._replace(start=(1, t.start[1] + shift), end=(1, t.end[1] + shift)) for t in toks]
-    return toks if toks and toks[-1].end[1] >= len(line.rstrip()) - 0 else (toks or None)
+    return toks or None
 
 COMPOUND = {"def", "if", "elif", "else", "for", "while", "with", "try", "except", "finally", "class", "async"}
 
