@@ -358,16 +358,11 @@ def bundle(entries:list,
            pkg_dir=None,          # the package folder to bundle from (default: smolqat's)
            shims:dict=None,       # (module, name) -> replacement source (default SHIMS)
            docstrings:bool=False, # keep the functions' docstrings
-           # a keyword the entry takes for the bundle's own path (job.main's `code`: its bytes are the code
-           # bytes)
-           self_arg:str=None,
-           # name -> feature: functions and classes left out (pruned_stubs), e.g. {"BitLinear": "qat"}
-           cut:dict=None,
+           self_arg:str=None,     # the entry's keyword for the bundle's own path (main_job's `code`: the code bytes)
+           cut:dict=None,         # name -> feature: functions and classes left out as stubs, e.g. {"BitLinear": "qat"}
            constants:dict=None,   # name -> value assigned after the code, e.g. {"BUNDLE_CUT": ("qat",)}
            minify:bool=False,     # python-minifier (minify_source) before writing / compressing
-          # path, modules, kept and dropped statements, stubs, source_bytes, plain_bytes, compressed_bytes
-          # (None unless compress)
-          )->dict:
+          )->dict: # path, modules, kept/dropped statements, stubs, source/plain/compressed bytes (None unless compress)
     "Write ONE self-contained Python file holding the package code reachable from `entries`, and report its size."
     ents, cut = [tuple(e.split(":")) for e in entries], cut or {}
     ns = Namespace(module_order(pkg_dir or package_dir(), [m for m, _ in ents]), shims)

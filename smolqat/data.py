@@ -8,7 +8,7 @@ __all__ = ['VAL_WORKS', 'NL', 'BOS_ID', 'CHALLENGE_SPM', 'DOCS', 'corpus_file', 
            'to_sp_text', 'from_sp_text', 'Tokenizer', 'train_tokenizer', 'tokenizer_training_docs',
            'train_challenge_tokenizer', 'ByteLUTs', 'byte_rule', 'build_byte_luts', 'token_bytes', 'decoded_bytes',
            'doc_tokens', 'export_docs', 'TokenLoader', 'DataPaths', 'default_cache_dir', 'corpus_documents',
-           'prepare_data', 'load_val_tokens', 'check_tokenizer', 'open_data', 'xz_conditional_bpb']
+           'prepare_data', 'load_val_tokens', 'check_tokenizer', 'challenge_data', 'open_data', 'xz_conditional_bpb']
 
 # %% ../nbs/00d_data.ipynb #aea686a1
 import itertools, json, lzma, math, re, tarfile, tempfile
@@ -399,32 +399,11 @@ def check_tokenizer(tokenizer,       # path of a sentencepiece .model
                          "matching pair")
     return tok
 
-def open_data(corpus:str="shakespeare", # embedded corpus name (without data_dir)
-              # tokenizer size; with data_dir, the tokenizer must have exactly this many pieces
-              vocab_size:int=1024,
-              cache_dir=None,           # prepare_data's cache (default ~/.cache/smolqat)
-              data_dir=None,            # a folder of challenge shards; None: the embedded corpus
-              tokenizer=None,           # the .model of the shards in data_dir (required with data_dir)
-              train_pattern:str=TRAIN_PATTERN, val_pattern:str=VAL_PATTERN, # shard globs in data_dir
-              check_tokens:bool=True,   # scan every token id (False: headers and sizes only)
-              # the embedded corpus's documents (prepare_data); challenge shards hold a BOS per document
-              # already
-              docs:str="stream",
-              case:bool=False,          # the embedded corpus with a case-marking tokenizer (prepare_data; 00a_casemark)
-              # corpus a folder without a validation file: the split held out (prepare_data)
-              val_fraction:float=0.001, val_seed:int=1337,
-             )->DataPaths:
-    """The data of a run: the embedded corpus or a folder of documents through prepare_data, or checked challenge shards
-    in `data_dir`."""
-    if data_dir is None:
-        return prepare_data(corpus, vocab_size, cache_dir, docs=docs, case=case, val_fraction=val_fraction,
-                            val_seed=val_seed)
-    if case:
-        raise ValueError("case=True with data_dir: the challenge shards come with their own tokenizer; case markers "
-                         "apply to the embedded corpus")
-    if docs != "stream":
-        raise ValueError(f"docs={docs!r} with data_dir: the challenge's shards already start every document with BOS; "
-                         "docs applies to the embedded corpus")
+def challenge_data(data_dir, tokenizer, vocab_size:int, # the shards' folder, their .model and its number of pieces
+                   train_pattern:str=TRAIN_PATTERN, val_pattern:str=VAL_PATTERN, # shard globs in data_dir
+                   check_tokens:bool=True,    # scan every token id (False: headers and sizes only)
+                  )->DataPaths:
+    "Checked challenge shards in `data_dir` and their tokenizer, with the facts a run records."
     tok = check_tokenizer(tokenizer, vocab_size)
     train, val = find_shards(data_dir, train_pattern, val_pattern)
     tr, va = (check_shards(p, vocab_size if check_tokens else None) for p in (train, val))
@@ -432,6 +411,35 @@ def open_data(corpus:str="shakespeare", # embedded corpus name (without data_dir
                 byte_rule=byte_rule(tok), train_tokens=tr["tokens"], val_tokens=va["tokens"],
                 train_shards=len(train), val_shards=len(val))
     return DataPaths(Path(data_dir), tok.path, train, val, meta)
+
+def _embedded_only(case:bool, docs:str):
+    "ValueError for the embedded corpus's options given with challenge shards, which come tokenized and split."
+    if case:
+        raise ValueError("case=True with data_dir: the challenge shards come with their own tokenizer; case markers "
+                         "apply to the embedded corpus")
+    if docs != "stream":
+        raise ValueError(f"docs={docs!r} with data_dir: the challenge's shards already start every document with BOS; "
+                         "docs applies to the embedded corpus")
+
+def open_data(corpus:str="shakespeare", # embedded corpus name (without data_dir)
+              vocab_size:int=1024,      # tokenizer size; with data_dir, the tokenizer's exact number of pieces
+              cache_dir=None,           # prepare_data's cache (default ~/.cache/smolqat)
+              data_dir=None,            # a folder of challenge shards; None: the embedded corpus
+              tokenizer=None,           # the .model of the shards in data_dir (required with data_dir)
+              train_pattern:str=TRAIN_PATTERN, val_pattern:str=VAL_PATTERN, # shard globs in data_dir
+              check_tokens:bool=True,   # scan every token id (False: headers and sizes only)
+              docs:str="stream",        # the embedded corpus's documents (prepare_data); shards hold them already
+              case:bool=False,          # the embedded corpus with a case-marking tokenizer (prepare_data; 00a_casemark)
+              val_fraction:float=0.001, # a corpus folder without a validation file: the share held out (prepare_data)
+              val_seed:int=1337,        # and the seed choosing it
+             )->DataPaths:
+    """The data of a run: the embedded corpus or a folder of documents through prepare_data, or checked challenge shards
+    in `data_dir`."""
+    if data_dir is None:
+        return prepare_data(corpus, vocab_size, cache_dir, docs=docs, case=case, val_fraction=val_fraction,
+                            val_seed=val_seed)
+    _embedded_only(case, docs)
+    return challenge_data(data_dir, tokenizer, vocab_size, train_pattern, val_pattern, check_tokens)
 
 # %% ../nbs/00d_data.ipynb #dfabc3d2
 def xz_conditional_bpb(train:str, val:str, sep:str="\n\n")->float:

@@ -176,7 +176,7 @@ def t_sf(t:float,  # t statistic
     return tail if t >= 0 else 1 - tail
 
 # %% ../nbs/09b_results.ipynb #031fe3b8
-ALPHA = 0.01  # the one-sided level a win must reach: the challenge's record rule (p < 0.01; 09d_submit)
+ALPHA = 0.01  # the one-sided level a win must reach: the challenge's record rule (p < 0.01; 09d_seed_checks)
 
 def check_alpha(alpha, name:str="alpha")->float:
     "`alpha` as a float when it is a significance level in (0, 1); ValueError naming `name` otherwise."
