@@ -30,7 +30,7 @@ def make_averages(model:nn.Module, cfg:TrainConfig, ck:dict=None)->dict:
         if name in avgs: avgs[name].load_state_dict(sd)
     return avgs
 
-# run: the loop's RunState (05e_train), its model and averages
+# run: the loop's RunState (05e_run_setup), its model and averages
 def update_averages(run, cfg:TrainConfig, step:int, lr:float):
     "After optimizer step `step`, taken at LR multiplier `lr`: move the EMA; add an SWA snapshot when due."
     if "ema" in run.averages: run.averages["ema"].update_parameters(run.model)

@@ -26,7 +26,8 @@ from .launch import load_spec, _init_distributed
 from .throughput import autocast_dtype
 from .averages import averaged_model
 from .trainlog import log_line, format_final_lines, LogMirror
-from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig, sliding_windows
+from .eval import eval_bpb, eval_sliding, sliding_windows
+from .ttt import eval_ttt, TTTConfig
 from .gptq import (MixedPolicy, named_policy, parse_spec, capture_hessians, loader_calibration,
                           sample_calibration, reduce_hessians)
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS

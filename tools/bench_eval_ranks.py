@@ -53,7 +53,8 @@ def _setup(s:dict)->tuple: # (model, luts, stream)
 
 def _evaluate(s:dict, model, luts, stream, rank:int, world:int)->dict:
     "The spec's evaluator over `stream`, shared over the ranks."
-    from smolqat.eval import eval_sliding, eval_ttt, TTTConfig
+    from smolqat.eval import eval_sliding
+    from smolqat.ttt import eval_ttt, TTTConfig
     if s["mode"] == "sliding":
         return eval_sliding(model, stream, luts, s["seq_len"], s["stride"], rank=rank, world=world)
     return eval_ttt(model, stream, luts, TTTConfig(**s["ttt"]), rank=rank, world=world)

@@ -126,7 +126,8 @@ def post_training(run_dir:Path, replica:dict, cuda:bool)->dict:
     from dataclasses import asdict
     from smolqat.export import roundtrip_model
     from smolqat.job_parts import ExportConfig, calibrate, job_data
-    from smolqat.eval import eval_sliding, eval_ttt, TTTConfig, sliding_windows
+    from smolqat.eval import eval_sliding, sliding_windows
+    from smolqat.ttt import eval_ttt, TTTConfig
     rec, n = json.loads((run_dir / "metrics.json").read_text()), POST_TOKENS["gpu" if cuda else "cpu"]
     tc, dev = rec["train_config"], torch.device("cuda" if cuda else "cpu")
     model = roundtrip_model(next(run_dir.glob("model.*.ptz"))).to(dev)
