@@ -1,7 +1,7 @@
 """The notebooks read in the order they build on each other: no notebook's exported code imports a module exported by a
 notebook that sorts after it, no two notebooks share a number, and no export cell follows another export cell directly
-(something that uses the first comes between, or the two are one cell). Prints each problem and exits 1 when there is
-one;
+(something that uses the first comes between, or the two are one cell), and `index.ipynb`'s tracks name every notebook,
+the numbered ones in file order within each track's table. Prints each problem and exits 1 when there is one;
 `--graph` prints every library notebook with the notebooks its exported code imports.
 
     python tools/check_order.py [--graph]
@@ -41,6 +41,30 @@ def adjacent_exports(nb:Path)->list: # indices of export cells that directly fol
     cs = cells(nb)
     return [i for i in range(1, len(cs)) if _is_export(cs[i - 1]) and _is_export(cs[i])]
 
+ROW = re.compile(r"^\| ((?:`[\w]+`(?:, )?)+) \|", re.M)   # a table row's first column: `name`, `name`, ...
+
+def index_tables(index:Path)->list: # [[notebook names of one table, in row order], ...] from the markdown cells
+    tables = []
+    for c in cells(index):
+        if c["cell_type"] != "markdown": continue
+        for block in re.split(r"\n\s*\n", "".join(c["source"])):
+            names = [n for row in ROW.findall(block) for n in re.findall(r"`(\w+)`", row)]
+            if names: tables.append(names)
+    return tables
+
+def index_problems(nbs:list, index:Path)->list:
+    "Notebooks the index's tracks leave out or name twice, and numbered notebooks out of file order in a track."
+    tables = index_tables(index)
+    named = [n for t in tables for n in t]
+    stems = [nb.stem for nb in nbs if nb.stem != index.stem]
+    bad = [f"index: {s} is in no track" for s in stems if s not in named]
+    bad += [f"index: {n} names no notebook" for n in dict.fromkeys(named) if n not in stems]
+    bad += [f"index: {n} is listed {named.count(n)} times" for n in dict.fromkeys(named) if named.count(n) > 1]
+    for t in tables:
+        numbered = [n for n in t if NUMBER.match(n)]
+        bad += [f"index: {a} is listed before {b}, which sorts first" for a, b in zip(numbered, numbered[1:]) if a > b]
+    return bad
+
 def problems(nbs:list)->list:
     "Back-imports (an import of a notebook sorting after the importer), shared numbers, and export cells back to back."
     g = graph(nbs)
@@ -61,7 +85,7 @@ def main():
     nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if not p.name.startswith("_"))
     if a.graph:
         for k, v in graph(nbs).items(): print(f"{k}: {', '.join(v)}")
-    bad = problems(nbs)
+    bad = problems(nbs) + index_problems(nbs, ROOT / "nbs" / "index.ipynb")
     for b in bad: print(b)
     print(f"{len(nbs)} notebooks, {len(bad)} problem(s)")
     sys.exit(1 if bad else 0)
