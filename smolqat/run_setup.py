@@ -58,6 +58,9 @@ class RunState:
     # muon_parallel on several ranks: the ParallelMuon among `optimizers`, which reduces its matrices' gradients
     # itself (None: DDP reduces all)
     parallel_muon: object = None
+    # forward-backward passes per micro-batch (the task views) summed over this call's batches, and those batches
+    view_passes: int = 0
+    batches: int = 0
 
 # the GPTs that carry the recurrence switch: the model's (itself, or inside a wrapper such as the IME encoder) and its
 # averages'

@@ -174,6 +174,7 @@ def forward_backward(run:RunState, batch, cfg:TrainConfig)->torch.Tensor:
     # backward passes: one per view of each micro-batch
     n = len(parts) * (batch[0].size(1) if batch[0].dim() == 3 else 1)
     views = (v for part in parts for v in task_views(*_batch_to(part, run.dev)))
+    run.view_passes, run.batches = run.view_passes + n // len(parts), run.batches + 1
     for i, (w, x, y, extras) in enumerate(views):
         with _grad_sync(run.fwd, last=i == n - 1), _offload(cfg, run.dev):
             with _autocast(run.decisions["autocast"], run.dev):
@@ -347,8 +348,9 @@ def finish_run(run:RunState, cfg:TrainConfig)->dict:
                # the whole run's, also when resumed
                tokens_per_s=run.step * cfg.batch_size * cfg.seq_len / max(run.elapsed, 1e-9), **run.decisions,
                    **run.primed)
-    # 05d_throughput
-    out.update(mfu_report(run.model, cfg.seq_len, out["tokens_per_s"], run.dev, run.world,
+    # 05d_throughput; the summed mixer runs the model once per task view, and each counts
+    out["views_per_step"] = run.view_passes / run.batches if run.batches else 1.0
+    out.update(mfu_report(run.model, cfg.seq_len, out["tokens_per_s"] * out["views_per_step"], run.dev, run.world,
                           recur_share=1 - cfg.recur_start_frac))
     if run.averages: out["averaged"] = {k: int(a.n_averaged) for k, a in run.averages.items()}
     if run.val_tokens is not None: out.update(_final_evals(run, cfg))
