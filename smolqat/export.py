@@ -28,8 +28,8 @@ from .core import atomic_write_bytes
 from .model import GPT, CONTROL_PATTERNS
 from .gptconfig import GPTConfig
 from .bitlinear import BitLinear, quantize_rows, dequantize_rows, ternary_scheme, freeze_quantized
-from .gptq import (MixedPolicy, named_policy, rtn_quantize, floored_scale, record_rtn, quantize_weight,
-                          lqer_factors, lqer_correction, output_error)
+from .gptq import rtn_quantize, floored_scale, record_rtn, output_error
+from .mixed_quant import MixedPolicy, named_policy, quantize_weight, lqer_factors, lqer_correction
 
 # %% ../nbs/07_export.ipynb #c3068ffe
 INT8_CLIP_Q = 0.9999984  # per-row quantile of |w| that becomes the int8 clip value
@@ -425,7 +425,7 @@ def add_lqer(obj:dict,          # export object (quantize_state_dict), patched i
              hessians:dict,     # "<name>.weight" -> HessianStat; a tensor without one is weighted plainly
              policy:MixedPolicy,
             )->list:            # the patched names, best first
-    """LQER factors (06_gptq) on the policy's lqer_tensors per-row int matrices whose relative output error a
+    """LQER factors (06a_mixed_quant) on the policy's lqer_tensors per-row int matrices whose relative output error a
     rank-lqer_rank correction cuts the most."""
     if not policy.lqer_rank: return []
     gains = {}
@@ -444,7 +444,7 @@ def quantize_model(model:nn.Module,           # a GPT (anything with .cfg and a 
                    # "<name>.weight" -> HessianStat (06_gptq.capture_hessians); gptq specs need
                    # them
                    hessians:dict=None,
-                   policy:MixedPolicy=None,   # spec per category (06_gptq); None: the baseline int8 export
+                   policy:MixedPolicy=None,   # spec per category (06a_mixed_quant); None: the baseline int8 export
                    device=None,               # where GPTQ runs (None: the CPU)
                   )->tuple:                   # (export object, stats)
     "Export object of a model: QAT layers with the quantizer they trained with, every other tensor as `policy` says."

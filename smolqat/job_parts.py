@@ -28,8 +28,8 @@ from .throughput import autocast_dtype
 from .averages import averaged_model
 from .trainlog import log_line, format_final_lines, LogMirror
 from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig, sliding_windows
-from .gptq import (MixedPolicy, named_policy, parse_spec, capture_hessians, loader_calibration,
-                          sample_calibration, reduce_hessians)
+from .gptq import capture_hessians, loader_calibration, sample_calibration, reduce_hessians
+from .mixed_quant import MixedPolicy, named_policy, parse_spec
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS
 from .batches import train_loader
 from .objectives import check_doc_job, doc_loader
@@ -50,10 +50,10 @@ class ExportConfig:
     calib_reserve_seconds: float = 0.0
     # the embedding's spec instead of the policy's, e.g. "gptq7" (GPTQ on the tied head; "": the policy's)
     embed: str = ""
-    # SDClip: gptq/rtn matrices clip rows at sdclip x std(row) (0: the clip search; 06_gptq)
+    # SDClip: gptq/rtn matrices clip rows at sdclip x std(row) (0: the clip search; 06a_mixed_quant)
     sdclip: float = 0.0
     embed_sdclip: float = 0.0    # the same for the embedding (0: its spec's own clip)
-    # LQER: rank-r int4 corrections of the quantization error (0: off; 06_gptq, 07_export add_lqer)
+    # LQER: rank-r int4 corrections of the quantization error (0: off; 06a_mixed_quant, 07_export add_lqer)
     lqer_rank: int = 0
     lqer_tensors: int = 3        # on this many matrices
     # where GPTQ's column passes run: "cpu" (rank 0's CPU) or "train" (the training device, as the record

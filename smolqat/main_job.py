@@ -27,8 +27,8 @@ from .throughput import autocast_dtype
 from .averages import averaged_model
 from .trainlog import log_line, format_final_lines, LogMirror
 from .eval import eval_bpb, eval_sliding, eval_ttt, TTTConfig, sliding_windows
-from .gptq import (MixedPolicy, named_policy, parse_spec, capture_hessians, loader_calibration,
-                          sample_calibration, reduce_hessians)
+from .gptq import capture_hessians, loader_calibration, sample_calibration, reduce_hessians
+from .mixed_quant import MixedPolicy, named_policy, parse_spec
 from .export import quantize_model, save_artifact, artifact_size, roundtrip_model, COMPRESSORS
 from .batches import train_loader
 from .objectives import check_doc_job, doc_loader
