@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from .core import project_path
 from .presets import main_presets
-from .export import BUDGET_BYTES
+from .sizes import BUDGET_BYTES
 from .job_parts import (CALIBRATION_RULE, CHALLENGE_EVAL_SECONDS, CHALLENGE_SECONDS, calibration_kind,
                                legality_ledger)
 from .main_job import CHALLENGE_DATA, unbundled_features
@@ -33,7 +33,7 @@ RUN_FILES = ("metrics.json", "train.log")  # what a run folder of nbs/train_gpt.
 FINAL_RE = re.compile(r"^final_(\S+)_exact val_loss:(\S+) val_bpb:(\S+)")
 EVAL_RE = re.compile(r"^final_\S+ val_loss:\S+ val_bpb:\S+ eval_time:(\d+(?:\.\d+)?)ms") # final_<tag> ... eval_time:Tms
 STEP_RE = re.compile(r"^step:(\d+)/(\d+) .*step_avg:([\d.]+)ms")                       # step:N/M ... step_avg:Ams
-# an eval phase the budget did not start (07c_main_job admit)
+# an eval phase the budget did not start (07d_main_job admit)
 SKIP_RE = re.compile(r"^eval:(\S+) skipped:")
 
 def run_file(run_dir, name:str)->Path:
@@ -116,7 +116,7 @@ def seed_notes(n:int)->list:
 
 # %% ../nbs/09d_submit.ipynb #e575f6c4
 def run_legality(m:dict)->dict:
-    """A run's legality ledger (07c_main_job legality_ledger): its metrics.json's `legality`, or for a run recorded
+    """A run's legality ledger (07d_main_job legality_ledger): its metrics.json's `legality`, or for a run recorded
     without
     one, what its calibration, budget and seconds say."""
     if m.get("legality"): return m["legality"]
@@ -330,7 +330,7 @@ def _portable(k:str, v, vocab_size:int):
 
 def unset_values(m:dict, defaults:dict)->dict:
     """What each parameter takes when a command does not set it: the notebook's default, or for one left at None, the
-    value of the run's preset (07e_presets)."""
+    value of the run's preset (07f_presets)."""
     preset = main_presets(m.get("nproc", 1)).get(m.get("preset"), {})
     return {k: d if d is not None else preset.get(k) for k, d in defaults.items()}
 
@@ -456,7 +456,7 @@ def code_notes(train_gpt_py:Path, sub:dict)->list:
     return [] if n == sub["bytes_code"] else [f"train_gpt.py is {n:,} bytes; the runs counted {sub['bytes_code']:,} "
                                               "code bytes in bytes_total"]
 
-BUNDLE_PREFIX = "import lzma,base64;exec(lzma.decompress(base64.b85decode('"   # 07a_bundle's compressed form
+BUNDLE_PREFIX = "import lzma,base64;exec(lzma.decompress(base64.b85decode('"   # 07b_bundle's compressed form
 
 def bundle_body(path)->str:
     """A bundled train_gpt.py's source (decompressed when compressed) without its BUNDLE_DEFAULTS line: its code, not
@@ -496,7 +496,7 @@ def write_record(run_dirs:list,          # the seeds' run folders
     cannot be submitted (refusal) are refused first."""
     out, src = Path(out), Path(train_gpt_py) if train_gpt_py is not None else runs_bundle(run_dirs)
     if not src.is_file():
-        raise FileNotFoundError(f"train_gpt_py {str(src)!r}: not found (the bundle nbs/07a_bundle.ipynb writes)")
+        raise FileNotFoundError(f"train_gpt_py {str(src)!r}: not found (the bundle nbs/07b_bundle.ipynb writes)")
     _check_out(out, force)
     runs = check_seed_runs(run_dirs); check_submittable(runs)
     sub = submission_json(runs, name or out.name, author, github_id, blurb, track, _against(against), hardware, date,

@@ -23,7 +23,7 @@ def policy(name:str):
 
 def parts(path)->dict: # part -> compressed bytes (artifact_report's per-tensor share of the model) plus the whole file
     "Bytes of the artifact by part: the embedding, the head, the blocks by kind, the rest; and the file."
-    from smolqat.export import artifact_report
+    from smolqat.sizes import artifact_report
     rep, total = artifact_report(path), Path(path).stat().st_size
     kind = (lambda n: "tok_emb" if "tok_emb" in n else "lm_head" if "lm_head" in n else "blocks" if ".blocks." in n
             else "other")
