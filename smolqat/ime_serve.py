@@ -20,7 +20,7 @@ from .core import call_times
 from .gptconfig import GPTConfig
 from .bitlinear import freeze_quantized
 from .export import quantize_model, save_artifact, read_artifact, dequantize_model_state
-from .gptq import MixedPolicy
+from .mixed_quant import MixedPolicy
 from .ime_data import IMEVocab, UNK, DACHEN
 from .readings import is_syllable, strip_tone, TONE_MARKS
 from .ime import IMEModel, NOT_LEGAL, legal_csr, fused_decode, toneless as toneless_ids
@@ -114,7 +114,7 @@ def ime_artifact(model:IMEModel,
                  tone_drop:bool=False,    # the model learned lines typed without tones (IMEOptions.tone_drop_p > 0)
                  level:int=None,          # the compressor's level (None: its default)
                  lexicon:PhraseTable=None, # a phrase table to decode with (11b_ime_lexicon)
-                 # how the matrices are stored (06_gptq; round to nearest or int8 per row: no
+                 # how the matrices are stored (06a_mixed_quant; round to nearest or int8 per row: no
                  # Hessians here)
                  policy:MixedPolicy=IME_POLICY,
                 )->dict:                  # save_artifact's result: path, compressor, raw_bytes, bytes, candidates

@@ -14,7 +14,7 @@ __all__ = ['RUN_FILES', 'FINAL_RE', 'EVAL_RE', 'STEP_RE', 'SKIP_RE', 'PER_RUN', 
 # %% ../nbs/09d_seed_checks.ipynb #6f7a19f8
 import json, math, re, statistics
 from pathlib import Path
-from .export import BUDGET_BYTES
+from .sizes import BUDGET_BYTES
 from .job_parts import (CALIBRATION_RULE, CHALLENGE_EVAL_SECONDS, CHALLENGE_SECONDS, calibration_kind,
                                legality_ledger)
 from .main_job import unbundled_features
@@ -26,7 +26,7 @@ RUN_FILES = ("metrics.json", "train.log")  # what a run folder of nbs/train_gpt.
 FINAL_RE = re.compile(r"^final_(\S+)_exact val_loss:(\S+) val_bpb:(\S+)")
 EVAL_RE = re.compile(r"^final_\S+ val_loss:\S+ val_bpb:\S+ eval_time:(\d+(?:\.\d+)?)ms") # final_<tag> ... eval_time:Tms
 STEP_RE = re.compile(r"^step:(\d+)/(\d+) .*step_avg:([\d.]+)ms")                       # step:N/M ... step_avg:Ams
-# an eval phase the budget did not start (07c_main_job admit)
+# an eval phase the budget did not start (07d_main_job admit)
 SKIP_RE = re.compile(r"^eval:(\S+) skipped:")
 
 def run_file(run_dir, name:str)->Path:
@@ -109,7 +109,7 @@ def seed_notes(n:int)->list:
 
 # %% ../nbs/09d_seed_checks.ipynb #e575f6c4
 def run_legality(m:dict)->dict:
-    """A run's legality ledger (07c_main_job legality_ledger): its metrics.json's `legality`, or for a run recorded
+    """A run's legality ledger (07d_main_job legality_ledger): its metrics.json's `legality`, or for a run recorded
     without
     one, what its calibration, budget and seconds say."""
     if m.get("legality"): return m["legality"]

@@ -118,7 +118,7 @@ def _portable(k:str, v, vocab_size:int):
 
 def unset_values(m:dict, defaults:dict)->dict:
     """What each parameter takes when a command does not set it: the notebook's default, or for one left at None, the
-    value of the run's preset (07e_presets)."""
+    value of the run's preset (07f_presets)."""
     preset = main_presets(m.get("nproc", 1)).get(m.get("preset"), {})
     return {k: d if d is not None else preset.get(k) for k, d in defaults.items()}
 
@@ -244,7 +244,7 @@ def code_notes(train_gpt_py:Path, sub:dict)->list:
     return [] if n == sub["bytes_code"] else [f"train_gpt.py is {n:,} bytes; the runs counted {sub['bytes_code']:,} "
                                               "code bytes in bytes_total"]
 
-BUNDLE_PREFIX = "import lzma,base64;exec(lzma.decompress(base64.b85decode('"   # 07a_bundle's compressed form
+BUNDLE_PREFIX = "import lzma,base64;exec(lzma.decompress(base64.b85decode('"   # 07b_bundle's compressed form
 
 def bundle_body(path)->str:
     """A bundled train_gpt.py's source (decompressed when compressed) without its BUNDLE_DEFAULTS line: its code, not
@@ -284,7 +284,7 @@ def write_record(run_dirs:list,          # the seeds' run folders
     cannot be submitted (refusal) are refused first."""
     out, src = Path(out), Path(train_gpt_py) if train_gpt_py is not None else runs_bundle(run_dirs)
     if not src.is_file():
-        raise FileNotFoundError(f"train_gpt_py {str(src)!r}: not found (the bundle nbs/07a_bundle.ipynb writes)")
+        raise FileNotFoundError(f"train_gpt_py {str(src)!r}: not found (the bundle nbs/07b_bundle.ipynb writes)")
     _check_out(out, force)
     runs = check_seed_runs(run_dirs); check_submittable(runs)
     sub = submission_json(runs, name or out.name, author, github_id, blurb, track, _against(against), hardware, date,

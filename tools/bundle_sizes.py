@@ -4,7 +4,7 @@
     git worktree add /tmp/old ed6d029 && python tools/bundle_sizes.py --against /tmp/old   # what grew since ed6d029
 
 Each definition is minified on its own (locals renamed, annotations and docstrings dropped), so the sum is close to,
-not equal to, the whole bundle's minified size that 07c_main_job prints. `--against` runs this script on another
+not equal to, the whole bundle's minified size that 07d_main_job prints. `--against` runs this script on another
 checkout
 (its package first on the path) and prints the definitions whose size changed, largest growth first.
 """

@@ -108,7 +108,7 @@ def _timed(f, cuda:bool)->tuple: # (result, seconds)
 def export_on_both(model, hessians:dict, dev, cuda:bool)->dict:
     """The record's GPTQ export of the same weights and Hessians on the CPU and on `dev` (ExportConfig.gptq_on 'cpu' /
     'train'): seconds each, and how far the dequantized tensors differ."""
-    from smolqat.gptq import named_policy
+    from smolqat.mixed_quant import named_policy
     from smolqat.export import quantize_model, dequantize_model_state
     from dataclasses import asdict
     (cpu_obj, _), cpu_s = _timed(lambda: quantize_model(model, hessians, named_policy("gptq6")), cuda)

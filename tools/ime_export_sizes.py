@@ -10,7 +10,7 @@ with the table (lex_weight 0.6) on `--moe` sentences spread over the set.
 import argparse, json, tempfile
 from pathlib import Path
 import torch
-from smolqat.gptq import MixedPolicy
+from smolqat.mixed_quant import MixedPolicy
 from smolqat.export import quantize_model, save_artifact, dequantize_model_state
 from smolqat.ime_baselines import all_pairs, spread, ime_scores
 from smolqat.ime import load_ime_model, predict

@@ -6,13 +6,11 @@ artifact's bytes by part and its accuracy with the phrase table on VAL and MOE, 
 
 The run folder must hold the run's `ckpt.pt` (its trained weights) and `model.ptz` (its artifact: vocabulary, legal set,
 phrase table, n-gram). A policy is a name of 11d_ime_serve's IME_POLICIES: the per-category specs (attn, mlp, embed,
-other) of a
-MixedPolicy (06_gptq); `int8` is the plain IME_POLICY. Round to nearest with the clip search only (GPTQ would need the
-encoder's
-Hessians). `--min-freq` also rebuilds libchewing's phrase table without its phrases rarer than each value (the job's
-`lex_min_freq`; the artifact's own table by default). The data are those the run's metrics.json names; MOE needs
-py-chinese-pronounce. Each artifact is scored as served: its model and its table read back from the file. Prints one
-JSON object.
+other) of a MixedPolicy (06a_mixed_quant); `int8` is the plain IME_POLICY. Round to nearest with the clip search
+only (GPTQ would need the encoder's Hessians). `--min-freq` also rebuilds libchewing's phrase table without its
+phrases rarer than each value (the job's `lex_min_freq`; the artifact's own table by default). The data are those the
+run's metrics.json names; MOE needs py-chinese-pronounce. Each artifact is scored as served: its model and its table
+read back from the file. Prints one JSON object.
 """
 import argparse, json, sys, tempfile, time
 from pathlib import Path
@@ -25,7 +23,7 @@ def policy(name:str):
 
 def parts(path)->dict: # part -> compressed bytes (artifact_report's per-tensor share of the model) plus the whole file
     "Bytes of the artifact by part: the embedding, the head, the blocks by kind, the rest; and the file."
-    from smolqat.export import artifact_report
+    from smolqat.sizes import artifact_report
     rep, total = artifact_report(path), Path(path).stat().st_size
     kind = (lambda n: "tok_emb" if "tok_emb" in n else "lm_head" if "lm_head" in n else "blocks" if ".blocks." in n
             else "other")

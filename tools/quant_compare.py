@@ -18,7 +18,8 @@ import torch
 from smolqat.data import open_data, load_val_tokens, build_byte_luts, Tokenizer, TokenLoader
 from smolqat.eval import eval_bpb
 from smolqat.export import quantize_model, save_artifact, roundtrip_model, dequantize_state_dict
-from smolqat.gptq import named_policy, capture_hessians, loader_calibration, output_error
+from smolqat.gptq import capture_hessians, loader_calibration, output_error
+from smolqat.mixed_quant import named_policy
 from smolqat.model import GPT
 from smolqat.gptconfig import GPTConfig
 from smolqat.checkpoint import load_checkpoint
