@@ -13,7 +13,7 @@ import numpy as np
 from .core import atomic_write_bytes
 from .ime_data import NOT_SCORED
 from .readings import is_syllable
-from .ime_serve import bopomofo_to_keys, bopomofo_text
+from .bopomofo import bopomofo_to_keys, bopomofo_text
 
 # %% ../nbs/11f_chewing.ipynb #185a79ad
 def syllable_keys(syl:str)->str:

@@ -11,7 +11,8 @@ __all__ = ['BOS', 'all_pairs', 'spread', 'ime_scores', 'pair_counts', 'most_freq
 # %% ../nbs/11_ime_baselines.ipynb #5301a4fb
 import copy, math
 import numpy as np
-from .ime_data import NOT_SCORED, IMEData, evenly
+from .ime_data import NOT_SCORED
+from .ime_prepare import IMEData, evenly
 
 # %% ../nbs/11_ime_baselines.ipynb #c0278e33
 def all_pairs(split)->list: # [(input ids, character ids)] of every line

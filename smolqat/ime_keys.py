@@ -16,8 +16,8 @@ import numpy as np
 from .ime_data import DACHEN
 from .readings import TONE_MARKS
 from .ime_lexicon import lexicon_phrases
-from .ime_serve import (Converter, Candidate, NEEDS_TONES, LETTERS, FIRST_TONE, TONE_KEYS, split_syllables,
-                               grammar_split, _unreadable)
+from .bopomofo import LETTERS, FIRST_TONE, TONE_KEYS, split_syllables, grammar_split, _unreadable
+from .ime_serve import Converter, Candidate, NEEDS_TONES
 
 # %% ../nbs/11g_ime_keys.ipynb #4ac240c0
 SYMBOLS = {"[": "「", "]": "」", "{": "『", "}": "』", "'": "、", "<": "，", ">": "。", "?": "？", ":": "：", '"': "；",

@@ -12,7 +12,8 @@ __all__ = ['STEPS', 'PhraseTable', 'phrase_table', 'chewing_table', 'lattice_dec
 from dataclasses import dataclass, field
 import numpy as np
 import torch
-from .ime_data import IMEVocab, ime_corpus, word_rows
+from .ime_data import IMEVocab, ime_corpus
+from .ime_prepare import word_rows
 from .readings import is_cjk, is_syllable
 from .ime import IMEModel, per_line
 from .ime_baselines import ime_scores
@@ -37,7 +38,7 @@ class PhraseTable:
     def __len__(self)->int: return len(self.logf)
     def phrase(self, k:int)->np.ndarray: return self.chars[self.ptr[k]:self.ptr[k + 1]]
 
-# [(phrase, reading, freq)]: a word list with readings ('ㄧ ㄒㄧㄚˋ'), e.g. 10a_ime_data's word_rows
+# [(phrase, reading, freq)]: a word list with readings ('ㄧ ㄒㄧㄚˋ'), e.g. 10c_ime_prepare's word_rows
 def phrase_table(rows,
                  vocab:IMEVocab,  # the model's vocabulary: rows with an input or a character it lacks are left out
                  # (n_inputs, n_chars) bool: rows with a pair the model may not output are left out

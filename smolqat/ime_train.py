@@ -24,7 +24,8 @@ from .trainconfig import TrainConfig
 from .train import train
 from .launch import load_spec, result_path, _init_distributed
 from .checkpoint import append_metrics, read_metrics, load_latest_checkpoint
-from .ime_data import IMEData, prepare_ime, typo_neighbors, typo_table
+from .ime_data import typo_neighbors, typo_table
+from .ime_prepare import IMEData, prepare_ime
 from .ime import HINTS, IMEModel, IMELoader, typo_legal, tone_drop_legal, toneless, predict, typo_pairs
 from .ime import load_ime_model
 from .ime_baselines import all_pairs, spread, ime_scores

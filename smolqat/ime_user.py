@@ -19,7 +19,8 @@ from .readings import is_syllable
 from .ime import NOT_LEGAL
 from .ime_baselines import ime_scores
 from .ime_lexicon import lexicon_phrases
-from .ime_serve import Converter, format_window, keys_to_bopomofo
+from .ime_serve import Converter, format_window
+from .bopomofo import keys_to_bopomofo
 
 # %% ../nbs/11e_ime_user.ipynb #f9eead32
 USER_FORMAT = "smolqat.ime-user/1"   # the `format` of a user phrase store
@@ -314,6 +315,8 @@ def typing_pass(uc:UserConverter, pairs:list,  # [(input ids, gold character ids
                 phrases=len(uc.store), messages=msgs)
 
 # %% ../nbs/11e_ime_user.ipynb #cdeed7ad
+def _warn(msg)->None: print(f"smolqat-ime: {msg}", file=sys.stderr)
+
 def _convert_line(conv:Converter, line:str, a)->int:
     "Print one line's conversion (and its window); on bad input print the message to stderr and return 1."
     text = keys_to_bopomofo(line) if a.keys else line
@@ -321,12 +324,11 @@ def _convert_line(conv:Converter, line:str, a)->int:
         print(conv.convert(text, a.toneless))
         if a.candidates: print(format_window(conv.candidates(text, a.candidates, a.toneless)))
     except ValueError as e:
-        print(f"smolqat-ime: {e}", file=sys.stderr); return 1
+        _warn(e); return 1
     return 0
 
-def main(argv=None)->int:
-    """Command line `smolqat-ime ARTIFACT [TEXT]`: 0 when every line converted (or the commit was learned), 1 when some
-    had bad input, 2 when the artifact or the user store cannot be served."""
+def _arg_parser()->argparse.ArgumentParser:
+    "The arguments of `smolqat-ime ARTIFACT [TEXT]`."
     ap = argparse.ArgumentParser(prog="smolqat-ime",
                                  description="Convert Bopomofo, or keystrokes on the standard Zhuyin keyboard, to "
                                  "Traditional Chinese with an IME artifact.")
@@ -349,22 +351,38 @@ def main(argv=None)->int:
                     help="with --user and TEXT: the user commits CHOSEN for TEXT (one character per syllable); what "
                     "differs from the conversion is learned")
     ap.add_argument("--reset-user", action="store_true", help="with --user: forget every phrase the store holds first")
-    a = ap.parse_intermixed_args(argv)    # flags before or after TEXT
-    bad = ("--commit and --reset-user need --user" if a.user is None and (a.commit is not None or a.reset_user) else
-           "--commit needs TEXT: the line the user typed" if a.commit is not None and a.text is None else "")
-    if bad: print(f"smolqat-ime: {bad}", file=sys.stderr); return 2
-    try:
-        conv = Converter.from_artifact(a.artifact, lm=not a.no_lm, lexicon=not a.no_lexicon, lex_weight=a.lex_weight)
-        if a.user is not None:
-            conv = UserConverter(conv, UserPhrases.open(a.user or user_store_path(a.artifact), conv.vocab))
+    return ap
+
+def _usage_error(a)->str:
+    "What the parsed arguments ask that cannot be done together ('' when nothing)."
+    if a.user is None and (a.commit is not None or a.reset_user): return "--commit and --reset-user need --user"
+    return "--commit needs TEXT: the line the user typed" if a.commit is not None and a.text is None else ""
+
+def _open_converter(a)->Converter:
+    """The artifact's Converter, over the user's phrase store with --user (UserConverter); ValueError or
+    FileNotFoundError when either cannot be served."""
+    conv = Converter.from_artifact(a.artifact, lm=not a.no_lm, lexicon=not a.no_lexicon, lex_weight=a.lex_weight)
+    if a.user is None: return conv
+    return UserConverter(conv, UserPhrases.open(a.user or user_store_path(a.artifact), conv.vocab))
+
+def _commit(conv:UserConverter, a)->int:
+    "The user commits CHOSEN for TEXT: print what the store says to stderr; 1 when TEXT has bad input."
+    try: msgs = conv.commit(keys_to_bopomofo(a.text) if a.keys else a.text, a.commit, a.toneless)
+    except ValueError as e:
+        _warn(e); return 1
+    for m in msgs: _warn(m)
+    return 0
+
+def main(argv=None)->int:
+    """Command line `smolqat-ime ARTIFACT [TEXT]`: 0 when every line converted (or the commit was learned), 1 when some
+    had bad input, 2 when the artifact or the user store cannot be served."""
+    a = _arg_parser().parse_intermixed_args(argv)    # flags before or after TEXT
+    if bad := _usage_error(a):
+        _warn(bad); return 2
+    try: conv = _open_converter(a)
     except (ValueError, FileNotFoundError) as e:
-        print(f"smolqat-ime: {e}", file=sys.stderr); return 2
+        _warn(e); return 2
     if a.reset_user: conv.reset()
-    if a.commit is not None:
-        try: msgs = conv.commit(keys_to_bopomofo(a.text) if a.keys else a.text, a.commit, a.toneless)
-        except ValueError as e:
-            print(f"smolqat-ime: {e}", file=sys.stderr); return 1
-        for m in msgs: print(f"smolqat-ime: {m}", file=sys.stderr)
-        return 0
+    if a.commit is not None: return _commit(conv, a)
     lines = [a.text] if a.text is not None else (l.rstrip("\n") for l in sys.stdin)
     return max([_convert_line(conv, l, a) for l in lines], default=0)

@@ -14,7 +14,8 @@ from smolqat.mixed_quant import MixedPolicy
 from smolqat.export import quantize_model, save_artifact, dequantize_model_state
 from smolqat.ime_baselines import all_pairs, spread, ime_scores
 from smolqat.ime import load_ime_model, predict
-from smolqat.ime_data import prepare_ime, ime_corpus, word_rows
+from smolqat.ime_data import ime_corpus
+from smolqat.ime_prepare import prepare_ime, word_rows
 from smolqat.ime_lexicon import phrase_table, lexicon_scores, table_to_tensors
 from smolqat.ime_serve import IME_POLICY, IME_FORMAT, legal_to_csr, roundtrip_ime
 

@@ -18,10 +18,11 @@ import numpy as np, torch
 from smolqat.chewing import Chewing
 from smolqat.ime import IMEModel, ime_model_config
 from smolqat.ime_baselines import all_pairs
-from smolqat.ime_data import prepare_ime
+from smolqat.ime_prepare import prepare_ime
 from smolqat.readings import is_syllable
 from smolqat.ime_lexicon import chewing_table
-from smolqat.ime_serve import Converter, ime_artifact, bopomofo_text, block_latency
+from smolqat.ime_serve import Converter, ime_artifact, block_latency
+from smolqat.bopomofo import bopomofo_text
 
 
 def job_data():

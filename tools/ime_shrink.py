@@ -45,7 +45,7 @@ def main():
     import torch
     torch.set_num_threads(1)
     from smolqat.ime import load_ime_model
-    from smolqat.ime_data import prepare_ime
+    from smolqat.ime_prepare import prepare_ime
     from smolqat.ime_baselines import all_pairs, spread
     from smolqat.ime_lexicon import lexicon_scores, chewing_table
     from smolqat.ime_serve import read_ime_artifact, ime_artifact

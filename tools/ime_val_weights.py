@@ -12,7 +12,7 @@ builds it (11a_ime ngram_baseline), the table as train_ime does (libchewing's ph
 """
 import argparse, json, sys
 from pathlib import Path
-from smolqat.ime_data import prepare_ime
+from smolqat.ime_prepare import prepare_ime
 from smolqat.ime import load_ime_model, load_ensemble, fused_decode, predict_topk
 from smolqat.ime_baselines import all_pairs, ngram_baseline, ime_scores
 from smolqat.ime_lexicon import chewing_table, lexicon_scores
