@@ -12,8 +12,7 @@ from pathlib import Path
 import numpy as np
 from .core import atomic_write_bytes
 from .ime_data import NOT_SCORED
-from .readings import is_syllable
-from .bopomofo import bopomofo_to_keys, bopomofo_text
+from .bopomofo import is_syllable, bopomofo_to_keys, bopomofo_text
 
 # %% ../nbs/11f_chewing.ipynb #185a79ad
 def syllable_keys(syl:str)->str:

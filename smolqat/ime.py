@@ -21,8 +21,8 @@ from .model import GPT
 from .gptconfig import GPTConfig
 from .bitlinear import freeze_quantized
 from .checkpoint import load_checkpoint, ckpt_file
-from .ime_data import NOT_SCORED, UNK, add_typo
-from .readings import is_syllable, strip_tone
+from .ime_data import NOT_SCORED, add_typo
+from .lattice import toneless_map
 from .ime_baselines import all_pairs, spread, ime_scores, KneserNey, lm_beam
 
 # %% ../nbs/11a_ime.ipynb #11e2aa88
@@ -315,10 +315,8 @@ def typo_pairs(pairs:list, neighbors:dict, seed:int=0)->list:
 
 def toneless(vocab)->np.ndarray: # input id -> toneless input id
     """Map every syllable to its toneless form (strip_tone: the first-tone form); other inputs map to themselves (UNK
-    only in a vocabulary of format 1, which lacked some forms)."""
-    ids = [vocab.input_id.get(strip_tone(s), vocab.input_id[UNK]) if is_syllable(s) else i for i,
-           s in enumerate(vocab.inputs)]
-    return np.array(ids)
+    only in a vocabulary of format 1, which lacked some forms): 10e_lattice's toneless_map of its inputs."""
+    return toneless_map(vocab.inputs)
 
 def toneless_legal(legal:np.ndarray, to_toneless:np.ndarray)->np.ndarray: # (n_inputs, n_chars) bool
     "Legal set of a toneless input: the union of the legal sets of every syllable that strips to it."

@@ -13,11 +13,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
-from .ime_data import DACHEN
-from .readings import TONE_MARKS
 from .ime_lexicon import lexicon_phrases
-from .bopomofo import LETTERS, FIRST_TONE, TONE_KEYS, split_syllables, grammar_split, _unreadable
-from .ime_serve import Converter, Candidate, NEEDS_TONES
+from .bopomofo import (DACHEN, LETTERS, TONE_MARKS, FIRST_TONE, TONE_KEYS, NEEDS_TONES, split_syllables,
+                              grammar_split, _unreadable)
+from .ime_serve import Converter, Candidate
 
 # %% ../nbs/11g_ime_keys.ipynb #4ac240c0
 SYMBOLS = {"[": "「", "]": "」", "{": "『", "}": "』", "'": "、", "<": "，", ">": "。", "?": "？", ":": "：", '"': "；",

@@ -32,7 +32,7 @@ from .ime_baselines import all_pairs, spread, ime_scores
 
 # %% ../nbs/11c_ime_train.ipynb #052991b9
 RECIPES = ("default", "seed")   # IMEOptions.recipe: TrainConfig's Muon + AdamW, or the ternary IME trainer's (OneCycle)
-TYPO_WEIGHTS = ("typo_sub", "typo_drop", "typo_insert")   # IMEOptions' weights of 10a_ime_data's TYPO_KINDS
+TYPO_WEIGHTS = ("typo_sub", "typo_drop", "typo_insert")   # IMEOptions' weights of 10b_ime_data's TYPO_KINDS
 
 @dataclass
 class IMEOptions:
@@ -41,7 +41,7 @@ class IMEOptions:
     seq_len: int = 128              # positions per row
     label_smoothing: float = 0.1    # over the legal characters (plain CE training)
     typo_p: float = 0.0             # share of TRAIN lines given one keyboard typo
-    typo_sub: float = 1.0           # weight of a typo replacing a symbol by an adjacent key's (10a_ime_data typo_table)
+    typo_sub: float = 1.0           # weight of a typo replacing a symbol by an adjacent key's (10b_ime_data typo_table)
     typo_drop: float = 1.0          # weight of a typo leaving a symbol out
     typo_insert: float = 0.0        # weight of a typo adding a symbol (1, 1, 1: the ternary IME trainer's draw)
     typo_legal: bool = False        # widen the legal set to every character one typo away (typo_legal)

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from .core import atomic_write_bytes
 from .ime_data import IMEVocab, NOT_SCORED
-from .readings import is_syllable
+from .bopomofo import is_syllable
 from .ime import NOT_LEGAL
 from .ime_baselines import ime_scores
 from .ime_lexicon import lexicon_phrases

@@ -23,11 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ime_latency import job_data, untrained_artifacts   # the job's data and its untrained encoder: one home
 from smolqat.chewing import Chewing
 from smolqat.ime_baselines import all_pairs, spread
-from smolqat.ime_data import UNK
 from smolqat.ime_prepare import prepare_ime
 from smolqat.ime_keys import KeySession, SYMBOLS, keys_text, key_char
 from smolqat.ime_serve import Converter
-from smolqat.bopomofo import LETTERS, bopomofo_text, bopomofo_to_keys
+from smolqat.bopomofo import LETTERS, UNK, bopomofo_text, bopomofo_to_keys
 
 FULL = {v: k for k, v in SYMBOLS.items()}   # a full-width symbol -> the key that types it
 

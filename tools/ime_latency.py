@@ -19,10 +19,9 @@ from smolqat.chewing import Chewing
 from smolqat.ime import IMEModel, ime_model_config
 from smolqat.ime_baselines import all_pairs
 from smolqat.ime_prepare import prepare_ime
-from smolqat.readings import is_syllable
+from smolqat.bopomofo import is_syllable, bopomofo_text
 from smolqat.ime_lexicon import chewing_table
 from smolqat.ime_serve import Converter, ime_artifact, block_latency
-from smolqat.bopomofo import bopomofo_text
 
 
 def job_data():
