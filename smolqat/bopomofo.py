@@ -15,7 +15,7 @@ import numpy as np
 
 # %% ../nbs/10_bopomofo.ipynb #5dfc2c24
 LETTERS = "".join(chr(c) for c in range(0x3105, 0x312A))   # ㄅ ... ㄩ: the 37 letters of the standard keyboard
-INITIALS, MEDIALS = LETTERS[:21], LETTERS[33:]               # ㄅ ... ㄙ and ㄧ ㄨ ㄩ; the finals ㄚ ... ㄦ lie between
+INITIALS, MEDIALS = LETTERS[:21], LETTERS[34:]               # ㄅ ... ㄙ and ㄧ ㄨ ㄩ; the finals ㄚ ... ㄦ lie between
 TONE_MARKS = "ˊˇˋ˙"                                          # the second, third, fourth and neutral tones
 _SYMBOLS = set(LETTERS) | set(TONE_MARKS)
 
