@@ -10,7 +10,7 @@ __all__ = ['RECIPES', 'TYPO_WEIGHTS', 'IMEOptions', 'ime_typos', 'ime_legal', 'O
            'check_resumable', 'train_ime', 'train_subset', 'run_ime_spec', 'main', 'train_ime_torchrun']
 
 # %% ../nbs/11c_ime_train.ipynb #93146369
-import argparse, io, json, math, os
+import argparse, io, json, math
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-from .core import atomic_write_bytes, check_types, launch_torchrun, rank_world
+from .core import atomic_write_bytes, check_types, launch_torchrun, rank_world, under_torchrun
 from .gptconfig import GPTConfig
 from .trainconfig import TrainConfig
 from .train import train
@@ -268,7 +268,7 @@ def main(argv=None)->dict:
     ap = argparse.ArgumentParser(description="train_ime from a JSON spec, in one process or on every torchrun rank.")
     ap.add_argument("--config", required=True, help="JSON: {data, train_lines, model, train, options, run_dir, ...}")
     spec = load_spec(ap.parse_args(argv).config)
-    if "WORLD_SIZE" in os.environ: _init_distributed(spec)
+    if under_torchrun(): _init_distributed(spec)
     try:
         res, _ = run_ime_spec(spec)
         if spec.get("run_dir"):

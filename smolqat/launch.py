@@ -7,12 +7,13 @@ process or under torchrun, with one stopping step for every rank."""
 __all__ = ['worst_batches', 'dry_run', 'run_from_config', 'result_path', 'load_spec', 'main', 'train_torchrun']
 
 # %% ../nbs/05g_launch.ipynb #57a84019
-import argparse, json, os
+import argparse, json
 from pathlib import Path
 import torch
 import torch.distributed as dist
 from torch import nn
-from .core import atomic_write_bytes, init_distributed, launch_torchrun, rank_world, time_calls
+from .core import (atomic_write_bytes, init_distributed, launch_torchrun, local_rank, rank_world, time_calls,
+                          under_torchrun)
 from .data import Tokenizer, build_byte_luts, load_val_tokens, open_data
 from .model import GPT
 from .gptconfig import GPTConfig
@@ -78,8 +79,8 @@ def _init_distributed(spec:dict):
     "Under torchrun: pick this rank's GPU (unless the run asks for cpu) and join the process group (NCCL or gloo)."
     cuda = torch.cuda.is_available() and spec["train"].get("device", "auto") != "cpu"
     if cuda:
-        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
-        spec["train"]["device"] = f"cuda:{os.environ['LOCAL_RANK']}"
+        torch.cuda.set_device(local_rank())
+        spec["train"]["device"] = f"cuda:{local_rank()}"
     init_distributed("nccl" if cuda else "gloo")
 
 def result_path(run_dir, rank:int=0)->Path:
@@ -103,7 +104,7 @@ def main(argv=None, defaults:dict=None):
                     help="JSON file: {model: GPTConfig fields, train: TrainConfig fields, data: open_data args, "
                     "run_dir}")
     spec = load_spec(ap.parse_args(argv).config, defaults)
-    if "WORLD_SIZE" in os.environ: _init_distributed(spec)   # launched by torchrun
+    if under_torchrun(): _init_distributed(spec)
     try:
         res = run_from_config(spec)
         if spec.get("run_dir"):

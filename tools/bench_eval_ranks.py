@@ -62,10 +62,10 @@ def _evaluate(s:dict, model, luts, stream, rank:int, world:int)->dict:
 def worker(spec_path:str, out_path:str):
     "Under torchrun: a warm-up, then the timed runs; rank 0 writes their seconds and the last result."
     import torch, torch.distributed as dist
-    from smolqat.core import init_distributed, rank_world
+    from smolqat.core import init_distributed, rank_world, under_torchrun
     s = json.loads(Path(spec_path).read_text())
     # torchrun's contract: WORLD_SIZE names the ranks
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1: init_distributed("gloo")
+    if under_torchrun(): init_distributed("gloo")
     rank, world = rank_world()
     torch.set_num_threads(s["threads"])
     model, luts, stream = _setup(s)

@@ -14,6 +14,8 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+# each kernel's first line: saved outputs get text progress bars, not widget views (smolqat.core.set_progress)
+TEXT_BARS = "--IPKernelApp.exec_lines=from smolqat.core import set_progress; set_progress('text')"
 FLAG = re.compile(r"^#\|\s*(slow|gpu)\s*$", re.M)
 
 def skipped(cell, run_flags:set, only:str=None)->bool:
@@ -27,7 +29,7 @@ def execute(path:Path, run_flags:set, timeout:int, only:str=None):
     keep = {i: (c.outputs, c.execution_count) for i, c in enumerate(nb.cells) if skipped(c, run_flags, only)}
     run = nbformat.v4.new_notebook(metadata=nb.metadata)
     run.cells = [nbformat.v4.new_raw_cell("") if i in keep else c for i, c in enumerate(nb.cells)]
-    NotebookClient(run, timeout=timeout, kernel_name="python3",
+    NotebookClient(run, timeout=timeout, kernel_name="python3", extra_arguments=[TEXT_BARS],
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for i, c in enumerate(nb.cells):
         if i in keep: c.outputs, c.execution_count = keep[i]
@@ -37,8 +39,6 @@ def execute(path:Path, run_flags:set, timeout:int, only:str=None):
     os.replace(tmp, path)
 
 def main():
-    # the kernels inherit it: saved outputs get text bars, not widget views
-    os.environ.setdefault("SMOLQAT_PROGRESS", "text")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+", type=Path)
     ap.add_argument("--slow", action="store_true", help="also run #| slow cells (benchmarks: use a quiet machine)")
