@@ -6,10 +6,10 @@ a mixed-precision policy, and the round trip."""
 # %% auto #0
 __all__ = ['INT8_CLIP_Q', 'BASELINE_CLIP_Q', 'SCHEMES', 'KEEP_FLOAT_MAX_NUMEL', 'QUANT_FORMAT', 'ARTIFACT_MAGIC',
            'ARTIFACT_VERSION', 'CHECKSUM_BYTES', 'COMPRESSOR_PACKAGES', 'COMPRESSORS', 'LQER_SCHEMES',
-           'percentile_clip', 'floored_int8_rows', 'int8_policy', 'quant_stats', 'quantize_state_dict',
+           'percentile_clip', 'floored_int8_rows', 'int8_policy', 'entry_bytes', 'quant_stats', 'quantize_state_dict',
            'quantize_state_dict_int8', 'dequantize_state_dict', 'save_artifact', 'artifact_compressor', 'read_artifact',
-           'load_artifact', 'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy', 'add_lqer',
-           'quantize_model', 'dequantize_model_state', 'compressed_bits_per_weight']
+           'payload_schemes', 'load_artifact', 'build_gpt', 'roundtrip_model', 'export_schemes', 'qat_policy',
+           'add_lqer', 'quantize_model', 'dequantize_model_state', 'compressed_bits_per_weight']
 
 # %% ../nbs/07_export.ipynb #65cea8d0
 import io, json, lzma, re, struct, zlib
@@ -92,11 +92,12 @@ def int8_policy(name:str, t:torch.Tensor)->str:
     if t.ndim == 2 and t.numel() > KEEP_FLOAT_MAX_NUMEL: return "int8_row"
     return "fp16"
 
-def _nbytes(entry:dict)->int: return sum(v.numel() * v.element_size() for v in entry.values() if torch.is_tensor(v))
+def entry_bytes(entry:dict)->int: # the raw bytes of a quantized entry's tensors
+    return sum(v.numel() * v.element_size() for v in entry.values() if torch.is_tensor(v))
 
 def quant_stats(sd:dict, obj:dict)->dict:
     "Parameter count, original vs payload bytes, per scheme and per tensor."
-    per_tensor = {n: _nbytes(e) for n, e in obj["entries"].items()}
+    per_tensor = {n: entry_bytes(e) for n, e in obj["entries"].items()}
     by_scheme = {}
     for n, e in obj["entries"].items():
         d = by_scheme.setdefault(e["scheme"], dict(tensors=0, params=0, baseline_bytes=0, bytes=0))
@@ -292,7 +293,7 @@ def read_artifact(path)->dict:
         raise ValueError(f"artifact {path}: payload lacks the 'config' and 'quant' entries")
     return payload
 
-def _payload_schemes(p:dict)->dict:
+def payload_schemes(p:dict)->dict:
     "Schemes that decode a stored payload: the base ones, or all a model of its config may need."
     base = all(e["scheme"] in SCHEMES for e in p["quant"]["entries"].values())
     return SCHEMES if base else export_schemes(GPTConfig(**p["config"]))
@@ -300,7 +301,7 @@ def _payload_schemes(p:dict)->dict:
 def load_artifact(path)->tuple: # (state_dict, config dict)
     "State dict (dequantized) and model config stored in an artifact."
     p = read_artifact(path)
-    try: return dequantize_state_dict(p["quant"], _payload_schemes(p)), p["config"]
+    try: return dequantize_state_dict(p["quant"], payload_schemes(p)), p["config"]
     except ValueError as e: raise ValueError(f"artifact {path}: {e}") from None
 
 # %% ../nbs/07_export.ipynb #dc3ca642

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 from .export import (SCHEMES, COMPRESSORS, dequantize_state_dict, read_artifact, artifact_compressor,
-                            _nbytes, _payload_schemes)
+                            entry_bytes, payload_schemes)
 
 # %% ../nbs/07a_sizes.ipynb #02f46374
 def _tensor_bytes(entry:dict)->bytes:
@@ -26,7 +26,7 @@ def _report_source(src, compressor:str, schemes:dict)->tuple: # (export object, 
     else:
         p = read_artifact(src)
         comp = compressor or artifact_compressor(src)
-        obj, schemes = p["quant"], schemes or _payload_schemes(p)
+        obj, schemes = p["quant"], schemes or payload_schemes(p)
     if comp not in COMPRESSORS: raise ValueError(f"compressor={comp!r}; expected one of {sorted(COMPRESSORS)}")
     return obj, comp, schemes
 
@@ -43,7 +43,7 @@ def tensor_bill(src, compressor:str=None, schemes:dict=None)->list:
     obj, comp, schemes = _report_source(src, compressor, schemes)
     compress, _, level = COMPRESSORS[comp]
     sd = dequantize_state_dict(obj, schemes)
-    return [dict(name=n, scheme=e["scheme"], shape=tuple(sd[n].shape), params=sd[n].numel(), raw_bytes=_nbytes(e),
+    return [dict(name=n, scheme=e["scheme"], shape=tuple(sd[n].shape), params=sd[n].numel(), raw_bytes=entry_bytes(e),
                  compressed_bytes=len(compress(_tensor_bytes(e), level))) for n, e in obj["entries"].items()]
 
 REPORT_COLUMNS = ["name", "scheme", "shape", "params", "bits", "raw_bytes", "compressed_bytes", "compressed_bits",
@@ -73,7 +73,7 @@ def code_bytes(package:str="smolqat")->int:
 
 def _largest(path, k:int=5)->str:
     "The `k` largest tensors of an artifact by payload bytes (what each stores before compression), as text."
-    rows = sorted(((_nbytes(e), n, e["scheme"]) for n, e in read_artifact(path)["quant"]["entries"].items()),
+    rows = sorted(((entry_bytes(e), n, e["scheme"]) for n, e in read_artifact(path)["quant"]["entries"].items()),
                   reverse=True)
     total = sum(r[0] for r in rows)
     return ", ".join(f"{n} ({s}, {b:,} B, {b / total:.0%})" for b, n, s in rows[:k])
